@@ -1,0 +1,307 @@
+# pathwise testbed: helper library, sourced in the guest before the user's
+# script runs. See tests/testbed/README.md for the reference.
+#
+# Paths are addressed by index i = 0..N-1 (the order of --topology).
+# Variables (bash arrays where plural):
+#   TB_KERNEL  6.12|6.1           TB_TOPOLOGY  tcp:2 ...   TB_MULTIPATH on|off
+#   TB_SUBSYS  nvme-subsys0       TB_NQN       subsystem NQN
+#   TB_HEAD    /dev/nvme0n1 (empty with --multipath off)
+#   TB_NG      /dev/ng0n1   (the head's generic device; empty with multipath off)
+#   TB_PATHS   (nvme0c0n1 nvme0c1n1)  hidden path disks, index order
+#              (with --multipath off: the per-controller namespaces nvme0n1 ...)
+#   TB_NGS     (/dev/ng0n1 /dev/ng1n1) per-path generic devices, multipath off
+#   TB_CTRLS   (nvme0 nvme1)          controllers, index order
+#   TB_OUT     /tb/out: files written here are copied to the host's --out
+# An entry of TB_PATHS/TB_CTRLS is empty while its controller is disconnected.
+
+TB_NQN=${TB_NQN:-nqn.2026-11.io.pathwise:testbed}
+TB_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5a1e0000-0000-4000-8000-00000000cafe
+TB_HOSTID=5a1e0000-0000-4000-8000-00000000cafe
+TB_CFS=/sys/kernel/config/nvmet
+TB_OUT=/tb/out
+
+tb_log() { echo "tb: $*" >&2; }
+tb_die() {
+  echo "tb: error: $*" >&2
+  return 1
+}
+
+# tb_wait SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+tb_wait() {
+  local secs=$1 i
+  shift
+  for ((i = 0; i < secs * 10; i++)); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  "$@"
+}
+
+tb_kind() { echo "${TB_TOPOLOGY%%:*}"; }
+tb_npaths() { echo "${TB_TOPOLOGY##*:}"; }
+
+_tb_check_index() {
+  [[ $1 =~ ^[0-9]+$ ]] && (($1 < $(tb_npaths))) ||
+    tb_die "path index '$1' out of range 0..$(($(tb_npaths) - 1))"
+}
+_tb_need_tcp() {
+  [[ $(tb_kind) == tcp ]] || tb_die "$1 needs a tcp topology (this is $TB_TOPOLOGY)"
+}
+
+# ---------------------------------------------------------------- topology
+_tb_ctrl_key() { # the controller's identity: traddr (tcp) or PCI address
+  local c=$1 addr
+  addr=$(cat "/sys/class/nvme/$c/address" 2>/dev/null) || return 1
+  if [[ $(tb_kind) == tcp ]]; then
+    addr=${addr#traddr=}
+    echo "${addr%%,*}"
+  else
+    echo "$addr"
+  fi
+}
+
+_tb_index_key() {
+  if [[ $(tb_kind) == tcp ]]; then
+    echo "10.77.$1.2"
+  else
+    echo "${TB_PCI_ADDRS[$1]}"
+  fi
+}
+
+# tb_refresh: recomputes TB_CTRLS, TB_PATHS, TB_HEAD ... from sysfs.
+tb_refresh() {
+  local n i c key d
+  n=$(tb_npaths)
+  TB_CTRLS=() TB_PATHS=() TB_NGS=()
+  for ((i = 0; i < n; i++)); do
+    TB_CTRLS[i]="" TB_PATHS[i]="" TB_NGS[i]=""
+    key=$(_tb_index_key "$i")
+    for d in /sys/class/nvme/nvme*; do
+      [[ -e $d ]] || continue
+      c=${d##*/}
+      [[ $(_tb_ctrl_key "$c") == "$key" ]] || continue
+      TB_CTRLS[i]=$c
+      for d in "/sys/class/nvme/$c"/nvme*n*; do
+        [[ -e $d && ${d##*/} =~ ^nvme[0-9]+(c[0-9]+)?n[0-9]+$ ]] || continue
+        TB_PATHS[i]=${d##*/}
+        if [[ $TB_MULTIPATH == off && -e /sys/class/nvme-generic/ng${TB_PATHS[i]#nvme} ]]; then
+          TB_NGS[i]=/dev/ng${TB_PATHS[i]#nvme}
+        fi
+        break
+      done
+      break
+    done
+  done
+  TB_SUBSYS="" TB_HEAD="" TB_NG=""
+  for c in "${TB_CTRLS[@]}"; do
+    [[ -n $c ]] || continue
+    for d in /sys/class/nvme-subsystem/*; do
+      [[ -e $d/$c ]] && TB_SUBSYS=${d##*/} && break
+    done
+    break
+  done
+  if [[ $TB_MULTIPATH == on && -n $TB_SUBSYS ]]; then
+    for d in "/sys/class/nvme-subsystem/$TB_SUBSYS"/nvme*n*; do
+      [[ -e $d && ${d##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+      TB_HEAD=/dev/${d##*/}
+      [[ -e /sys/class/nvme-generic/ng${d##*/nvme} ]] && TB_NG=/dev/ng${d##*/nvme}
+      break
+    done
+  fi
+  return 0
+}
+
+tb_save_env() {
+  {
+    declare -p TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG
+    declare -p TB_PATHS TB_CTRLS TB_NGS TB_OUT
+    declare -p TB_PCI_ADDRS 2>/dev/null
+  } | sed 's/^declare -/declare -g -/' >/run/tb.env
+}
+
+tb_load_env() {
+  # shellcheck source=/dev/null
+  . /run/tb.env
+  export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT
+}
+
+_tb_ctrl_live() { [[ $(cat "/sys/class/nvme/$1/state" 2>/dev/null) == live ]]; }
+
+# _tb_all_ready: every index has a live controller and a path disk (and a
+# head with multipath on).
+_tb_all_ready() {
+  local i n
+  tb_refresh
+  n=$(tb_npaths)
+  for ((i = 0; i < n; i++)); do
+    [[ -n ${TB_CTRLS[i]} && -n ${TB_PATHS[i]} ]] || return 1
+    _tb_ctrl_live "${TB_CTRLS[i]}" || return 1
+    [[ -b /dev/${TB_PATHS[i]} || $TB_MULTIPATH == on ]] || return 1
+  done
+  [[ $TB_MULTIPATH == off || -b $TB_HEAD ]]
+}
+
+_tb_connect() { # index
+  nvme connect -t tcp -a "10.77.$1.2" -s 4420 -n "$TB_NQN" \
+    --hostnqn="$TB_HOSTNQN" --hostid="$TB_HOSTID" \
+    --reconnect-delay=1 --ctrl-loss-tmo=600 >/dev/null
+}
+
+_tb_setup_tcp() {
+  local n i port
+  n=$(tb_npaths)
+  modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 || return 1
+  modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
+  ip netns add tgt && ip -n tgt link set lo up || return 1
+  for ((i = 0; i < n; i++)); do
+    ip link add "tbh$i" type veth peer name "tbt$i" || return 1
+    ip link set "tbt$i" netns tgt
+    ip addr add "10.77.$i.1/24" dev "tbh$i"
+    ip link set "tbh$i" up
+    ip -n tgt addr add "10.77.$i.2/24" dev "tbt$i"
+    ip -n tgt link set "tbt$i" up
+  done
+  mkdir "$TB_CFS/subsystems/$TB_NQN" || return 1
+  echo 1 >"$TB_CFS/subsystems/$TB_NQN/attr_allow_any_host"
+  echo pathwise-tb >"$TB_CFS/subsystems/$TB_NQN/attr_model" 2>/dev/null
+  mkdir "$TB_CFS/subsystems/$TB_NQN/namespaces/1"
+  echo /dev/nullb0 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/device_path"
+  echo 1 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/enable" || return 1
+  for ((i = 0; i < n; i++)); do
+    port=$TB_CFS/ports/$((i + 1))
+    mkdir "$port"
+    echo tcp >"$port/addr_trtype"
+    echo ipv4 >"$port/addr_adrfam"
+    echo "10.77.$i.2" >"$port/addr_traddr"
+    echo 4420 >"$port/addr_trsvcid"
+    # The listener must be created from inside the target's netns.
+    nsenter --net=/run/netns/tgt \
+      ln -s "$TB_CFS/subsystems/$TB_NQN" "$port/subsystems/$TB_NQN" || return 1
+  done
+  for ((i = 0; i < n; i++)); do
+    _tb_connect "$i" || return 1
+  done
+}
+
+_tb_setup_pcie() {
+  local d
+  modprobe nvme || return 1
+  tb_wait 20 eval '(( $(ls -d /sys/class/nvme/nvme* 2>/dev/null | wc -l) >= $(tb_npaths) ))' ||
+    return 1
+  TB_PCI_ADDRS=()
+  for d in /sys/class/nvme/nvme*; do
+    TB_PCI_ADDRS+=("$(cat "$d/address")")
+  done
+  mapfile -t TB_PCI_ADDRS < <(printf '%s\n' "${TB_PCI_ADDRS[@]}" | sort)
+}
+
+tb_setup() {
+  set -x
+  modprobe nvme_core "multipath=$([[ $TB_MULTIPATH == on ]] && echo Y || echo N)" ||
+    return 1
+  case $(tb_kind) in
+    tcp) _tb_setup_tcp || return 1 ;;
+    pcie) _tb_setup_pcie || return 1 ;;
+  esac
+  set +x
+  tb_wait 30 _tb_all_ready || {
+    tb_die "topology did not come up: ctrls=(${TB_CTRLS[*]}) paths=(${TB_PATHS[*]}) head=$TB_HEAD"
+    return 1
+  }
+  mkdir -p "$TB_OUT"
+  tb_save_env
+}
+
+# ---------------------------------------------------------------- helpers
+tb_path_delay() { # i MS [JITTER]
+  _tb_need_tcp tb_path_delay && _tb_check_index "$1" || return 1
+  [[ $2 =~ ^[0-9]+$ ]] || tb_die "tb_path_delay: delay '$2' is not a number of ms" || return 1
+  tc qdisc replace dev "tbh$1" root netem delay "${2}ms" ${3:+"${3}ms"}
+}
+
+tb_path_loss() { # i PCT
+  _tb_need_tcp tb_path_loss && _tb_check_index "$1" || return 1
+  [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || tb_die "tb_path_loss: '$2' is not a percentage" || return 1
+  tc qdisc replace dev "tbh$1" root netem loss "${2}%"
+}
+
+tb_path_clear() { # i
+  _tb_need_tcp tb_path_clear && _tb_check_index "$1" || return 1
+  tc qdisc del dev "tbh$1" root 2>/dev/null
+  return 0
+}
+
+tb_path_down() { # i
+  _tb_need_tcp tb_path_down && _tb_check_index "$1" || return 1
+  ip link set "tbh$1" down
+}
+
+tb_path_up() { # i
+  _tb_need_tcp tb_path_up && _tb_check_index "$1" || return 1
+  ip link set "tbh$1" up
+}
+
+tb_path_ana() { # i optimized|non-optimized|inaccessible
+  _tb_need_tcp tb_path_ana && _tb_check_index "$1" || return 1
+  case $2 in
+    optimized | non-optimized | inaccessible) ;;
+    *) tb_die "tb_path_ana: unknown state '$2' (optimized|non-optimized|inaccessible)" || return 1 ;;
+  esac
+  echo "$2" >"$TB_CFS/ports/$(($1 + 1))/ana_groups/1/ana_state" || return 1
+  tb_refresh
+  local p=${TB_PATHS[$1]}
+  [[ -n $p ]] || return 0 # disconnected: the target side is set, nothing to wait for
+  tb_wait 15 eval "[[ \$(cat /sys/block/$p/ana_state 2>/dev/null) == $2 ]]" ||
+    tb_die "path $1 ($p) did not report ana_state $2 (now: $(cat "/sys/block/$p/ana_state" 2>&1))"
+}
+
+tb_ctrl_disconnect() { # i
+  _tb_check_index "$1" || return 1
+  tb_refresh
+  local c=${TB_CTRLS[$1]}
+  [[ -n $c ]] || tb_die "tb_ctrl_disconnect: path $1 has no controller" || return 1
+  if [[ $(tb_kind) == tcp ]]; then
+    nvme disconnect -d "$c" >/dev/null || return 1
+  else
+    echo 1 >"/sys/class/nvme/$c/device/remove" || return 1
+  fi
+  tb_wait 20 eval "[[ ! -e /sys/class/nvme/$c ]]" || tb_die "$c did not go away" || return 1
+  tb_refresh
+  tb_save_env
+}
+
+tb_ctrl_reconnect() { # i
+  _tb_check_index "$1" || return 1
+  if [[ $(tb_kind) == tcp ]]; then
+    _tb_connect "$1" || return 1
+  else
+    echo 1 >/sys/bus/pci/rescan || return 1
+  fi
+  tb_wait 30 _tb_all_ready || tb_die "path $1 did not come back" || return 1
+  tb_save_env
+}
+
+tb_iopolicy() { # numa|round-robin|queue-depth
+  [[ -n $TB_SUBSYS ]] || tb_die "tb_iopolicy: no subsystem" || return 1
+  local f=/sys/class/nvme-subsystem/$TB_SUBSYS/iopolicy
+  echo "$1" >"$f" 2>/dev/null || tb_die "tb_iopolicy: kernel $(uname -r) rejects '$1'" || return 1
+  [[ $(cat "$f") == "$1" ]] || tb_die "tb_iopolicy: iopolicy is $(cat "$f"), not $1"
+}
+
+# tb_fio [fio args]: fio on the head device with defaults that later args
+# override (direct 4k random reads, QD16, 10 s).
+tb_fio() {
+  local dev=${TB_HEAD:-}
+  if [[ -z $dev ]]; then
+    [[ " $* " == *" --filename="* ]] || tb_die "tb_fio: no head device (multipath off): pass --filename=" || return 1
+    dev=/dev/null
+  fi
+  fio --name=tb --filename="$dev" --direct=1 --ioengine=libaio --rw=randread \
+    --bs=4k --iodepth=16 --time_based --runtime=10 "$@"
+}
+
+# tb_path_stat i: prints "reads read_ticks_ms writes write_ticks_ms" of the path disk.
+tb_path_stat() {
+  local p=${TB_PATHS[$1]}
+  awk '{print $1, $4, $5, $8}' "/sys/block/$p/stat"
+}
