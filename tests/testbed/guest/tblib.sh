@@ -296,7 +296,7 @@ tb_fio() {
     [[ " $* " == *" --filename="* ]] || tb_die "tb_fio: no head device (multipath off): pass --filename=" || return 1
     dev=/dev/null
   fi
-  fio --name=tb --filename="$dev" --direct=1 --ioengine=libaio --rw=randread \
+  fio --name=tb --filename="$dev" --eta=never --direct=1 --ioengine=libaio --rw=randread \
     --bs=4k --iodepth=16 --time_based --runtime=10 "$@"
 }
 
