@@ -1,0 +1,272 @@
+#include "agent/cli.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+ABSL_FLAG(std::string, listen_address, ":9877",
+          "Address to serve HTTP on, [host]:port (e.g. :9877, "
+          "127.0.0.1:9877, [::1]:9877).");
+ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
+          "Collection period: the topology is rescanned and the statistics "
+          "re-read this often.");
+ABSL_FLAG(std::string, sysfs_root, "/sys",
+          "Where sysfs is mounted. Anything but /sys is bound over /sys in a "
+          "private mount namespace so libnvme sees it too (needs "
+          "CAP_SYS_ADMIN).");
+ABSL_FLAG(pathwise::agent::BpfMode, bpf, pathwise::agent::BpfMode::kAuto,
+          "eBPF sampler: auto (use it when the kernel allows, else sysfs "
+          "counters), required (fail without it), off (sysfs counters only).");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(2),
+          "snapshot: how long to collect before printing.");
+ABSL_FLAG(std::string, format, "",
+          "Output format. snapshot: prometheus (default) or json; topology: "
+          "text (default) or json.");
+ABSL_FLAG(std::string, log_level, "info",
+          "Log level: debug, info, warn or error. Logs go to stderr.");
+
+namespace pathwise::agent {
+
+bool AbslParseFlag(absl::string_view text, BpfMode* mode, std::string* error) {
+  if (text == "auto") {
+    *mode = BpfMode::kAuto;
+  } else if (text == "required") {
+    *mode = BpfMode::kRequired;
+  } else if (text == "off") {
+    *mode = BpfMode::kOff;
+  } else {
+    *error = "want auto, required or off";
+    return false;
+  }
+  return true;
+}
+
+std::string AbslUnparseFlag(BpfMode mode) {
+  switch (mode) {
+    case BpfMode::kAuto:
+      return "auto";
+    case BpfMode::kRequired:
+      return "required";
+    case BpfMode::kOff:
+      return "off";
+  }
+  return "auto";
+}
+
+namespace {
+
+// Which flags each command accepts, in help order.
+const std::map<Command, std::vector<std::string>>& CommandFlags() {
+  static const auto* m = new std::map<Command, std::vector<std::string>>{
+      {Command::kServe,
+       {"listen_address", "interval", "sysfs_root", "bpf", "log_level"}},
+      {Command::kSnapshot,
+       {"duration", "format", "interval", "sysfs_root", "bpf", "log_level"}},
+      {Command::kTopology, {"format", "sysfs_root", "log_level"}},
+  };
+  return *m;
+}
+
+const char* CommandName(Command c) {
+  switch (c) {
+    case Command::kServe:
+      return "serve";
+    case Command::kSnapshot:
+      return "snapshot";
+    case Command::kTopology:
+      return "topology";
+    case Command::kHelp:
+      return "help";
+    case Command::kVersion:
+      return "version";
+  }
+  return "?";
+}
+
+bool IsBoolFlag(const absl::CommandLineFlag& f) { return f.IsOfType<bool>(); }
+
+}  // namespace
+
+absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
+  std::set<std::string> known;
+  for (const auto& [cmd, names] : CommandFlags()) {
+    known.insert(names.begin(), names.end());
+  }
+  std::optional<Command> command;
+  std::vector<std::string> given;  // flag names, for applicability checks
+  bool help = false, version = false;
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() > 1 && arg[0] == '-') {
+      absl::string_view body = arg;
+      body.remove_prefix(body.size() > 2 && body[1] == '-' ? 2 : 1);
+      std::string name(body.substr(0, body.find('=')));
+      const bool has_value = body.find('=') != absl::string_view::npos;
+      if (name == "help" || name == "h" || name == "helpfull") {
+        help = true;
+        continue;
+      }
+      if (name == "version") {
+        version = true;
+        continue;
+      }
+      if (!known.contains(name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown flag --", name, " (see pathwise --help)"));
+      }
+      absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+      if (flag == nullptr) {
+        return absl::InternalError(
+            absl::StrCat("flag --", name, " is not registered"));
+      }
+      std::string value;
+      if (has_value) {
+        value = std::string(body.substr(body.find('=') + 1));
+      } else if (IsBoolFlag(*flag)) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --", name, " needs a value"));
+      }
+      std::string error;
+      if (!flag->ParseFrom(value, &error)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invalid value \"", value, "\" for --", name, ": ", error));
+      }
+      given.push_back(name);
+      continue;
+    }
+    if (command.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument \"", arg, "\" (see pathwise --help)"));
+    }
+    if (arg == "serve") {
+      command = Command::kServe;
+    } else if (arg == "snapshot") {
+      command = Command::kSnapshot;
+    } else if (arg == "topology") {
+      command = Command::kTopology;
+    } else if (arg == "help") {
+      help = true;
+      command = Command::kHelp;
+    } else if (arg == "version") {
+      version = true;
+      command = Command::kVersion;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown command \"", arg,
+          "\": want serve, snapshot or topology (see pathwise --help)"));
+    }
+  }
+
+  Options o;
+  if (help) {
+    o.command = Command::kHelp;
+    return o;
+  }
+  if (version) {
+    o.command = Command::kVersion;
+    return o;
+  }
+  o.command = command.value_or(Command::kServe);
+  const std::vector<std::string>& allowed = CommandFlags().at(o.command);
+  for (const std::string& name : given) {
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("flag --", name, " does not apply to 'pathwise ",
+                       CommandName(o.command), "'"));
+    }
+  }
+
+  o.listen_address = absl::GetFlag(FLAGS_listen_address);
+  o.interval = absl::GetFlag(FLAGS_interval);
+  o.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
+  o.bpf = absl::GetFlag(FLAGS_bpf);
+  o.duration = absl::GetFlag(FLAGS_duration);
+  o.format = absl::GetFlag(FLAGS_format);
+  o.log_level = absl::GetFlag(FLAGS_log_level);
+
+  if (o.interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", absl::FormatDuration(o.interval),
+                     "\" for --interval: must be positive"));
+  }
+  if (o.duration < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", absl::FormatDuration(o.duration),
+                     "\" for --duration: must not be negative"));
+  }
+  if (o.sysfs_root.empty()) {
+    return absl::InvalidArgumentError("--sysfs_root must not be empty");
+  }
+  static const std::set<std::string> kLevels = {"debug", "info", "warn",
+                                                "error"};
+  if (!kLevels.contains(o.log_level)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", o.log_level,
+                     "\" for --log_level: want debug, info, warn or error"));
+  }
+  if (o.command == Command::kSnapshot) {
+    if (o.format.empty()) o.format = "prometheus";
+    if (o.format != "prometheus" && o.format != "json") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid value \"", o.format,
+                       "\" for --format: snapshot wants prometheus or json"));
+    }
+  } else if (o.command == Command::kTopology) {
+    if (o.format.empty()) o.format = "text";
+    if (o.format != "text" && o.format != "json") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid value \"", o.format,
+                       "\" for --format: topology wants text or json"));
+    }
+  }
+  return o;
+}
+
+std::string HelpText() {
+  std::string out =
+      "pathwise: makes every path of Linux NVMe native multipath visible.\n"
+      "\n"
+      "Usage:\n"
+      "  pathwise [serve] [flags]   run the agent: collect every --interval "
+      "and\n"
+      "                             serve /metrics, /healthz, "
+      "/api/v1/topology, /\n"
+      "  pathwise snapshot [flags]  collect for --duration, print one "
+      "exposition\n"
+      "                             (or JSON document) to stdout, exit 0\n"
+      "  pathwise topology [flags]  print subsystem -> head -> paths, like\n"
+      "                             `nvme show-topology`\n"
+      "  pathwise --help | --version\n";
+  for (Command c : {Command::kServe, Command::kSnapshot, Command::kTopology}) {
+    absl::StrAppend(&out, "\nFlags of '", CommandName(c), "':\n");
+    for (const std::string& name : CommandFlags().at(c)) {
+      absl::CommandLineFlag* f = absl::FindCommandLineFlag(name);
+      if (f == nullptr) continue;
+      std::string def = f->DefaultValue();
+      if (name == "format") {
+        def = c == Command::kSnapshot ? "prometheus" : "text";
+      }
+      absl::StrAppend(&out, "  --", name, " (default \"", def, "\")\n      ",
+                      f->Help(), "\n");
+    }
+  }
+  absl::StrAppend(&out,
+                  "\nExit status: 0 success, 1 runtime failure (e.g. the "
+                  "listen port is in use), 2 bad usage.\n");
+  return out;
+}
+
+}  // namespace pathwise::agent

@@ -1,0 +1,207 @@
+// pathwise_bpf_tool: attaches the BPF sampler, reads it every --interval
+// seconds until --duration elapses or SIGINT/SIGTERM, then prints what it
+// saw as `key value` lines. Used by bench/bpf_overhead.sh; also a quick
+// manual check ("is the sampler working on this kernel?").
+//
+//   pathwise_bpf_tool [--duration=S] [--interval=S] [--bpf_stats]
+//                     [--force_own_start] [--no_nvme] [--ready_file=PATH]
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "collectors/bpf_sampler.h"
+
+namespace {
+
+using pathwise::bpf::BpfSampler;
+using pathwise::bpf::SamplerOptions;
+using pathwise::bpf::SamplerSnapshot;
+
+struct Args {
+  double duration = 0;  // 0: until signalled
+  double interval = 1;
+  std::string ready_file;
+  SamplerOptions options;
+};
+
+bool ParseArgs(int argc, char** argv, Args* a) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&](std::string_view name, std::string* out) {
+      if (!arg.starts_with(name) || arg.size() <= name.size() ||
+          arg[name.size()] != '=') {
+        return false;
+      }
+      *out = std::string(arg.substr(name.size() + 1));
+      return true;
+    };
+    std::string v;
+    if (value("--duration", &v)) {
+      a->duration = std::atof(v.c_str());
+    } else if (value("--interval", &v)) {
+      a->interval = std::atof(v.c_str());
+    } else if (value("--ready_file", &v)) {
+      a->ready_file = v;
+    } else if (arg == "--bpf_stats") {
+      a->options.enable_bpf_stats = true;
+    } else if (arg == "--force_own_start") {
+      a->options.force_own_start = true;
+    } else if (arg == "--no_nvme") {
+      a->options.nvme = false;
+    } else {
+      std::cerr << "unknown argument: " << arg << "\n";
+      return false;
+    }
+  }
+  if (a->interval <= 0) a->interval = 1;
+  return true;
+}
+
+// utime+stime in clock ticks and VmRSS in kB of this process.
+void SelfUsage(long* ticks, long* rss_kb) {
+  *ticks = 0;
+  *rss_kb = 0;
+  std::ifstream stat("/proc/self/stat");
+  std::string s((std::istreambuf_iterator<char>(stat)), {});
+  const size_t close = s.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream in(s.substr(close + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && in >> field; ++i) {
+      if (i == 14) utime = std::atol(field.c_str());
+      if (i == 15) stime = std::atol(field.c_str());
+    }
+    *ticks = utime + stime;
+  }
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) *rss_kb = std::atol(line.c_str() + 6);
+  }
+}
+
+void Print(const BpfSampler& sampler, const SamplerSnapshot& s, double elapsed,
+           long ticks, long max_rss_kb) {
+  std::printf("mode %s\n", sampler.block_attach_mode().c_str());
+  for (const std::string& n : sampler.notes())
+    std::printf("note %s\n", n.c_str());
+  std::printf("nvme %s\n", s.nvme_status_message.c_str());
+  for (const auto& d : s.io) {
+    std::printf(
+        "io %s %s completed=%llu bytes=%llu latency_sum_ns=%llu errors=%llu "
+        "hist_count=%llu p50_s=%.9f p99_s=%.9f\n",
+        d.dev.ToString().c_str(),
+        std::string(pathwise::bpf::OpName(d.op)).c_str(),
+        (unsigned long long)d.stats.completed,
+        (unsigned long long)d.stats.bytes,
+        (unsigned long long)d.stats.latency_sum_ns,
+        (unsigned long long)d.stats.errors,
+        (unsigned long long)d.stats.latency.Count(),
+        d.stats.latency.QuantileSeconds(0.5),
+        d.stats.latency.QuantileSeconds(0.99));
+  }
+  for (const auto& p : s.paths) {
+    std::printf("path %s retries=%llu failovers=%llu", p.dev.ToString().c_str(),
+                (unsigned long long)p.retries, (unsigned long long)p.failovers);
+    for (size_t i = 0; i < p.errors_by_class.size(); ++i) {
+      std::printf(" %s=%llu",
+                  std::string(pathwise::bpf::NvmeStatusClassName(
+                                  pathwise::bpf::kNvmeErrorClasses[i]))
+                      .c_str(),
+                  (unsigned long long)p.errors_by_class[i]);
+    }
+    std::printf("\n");
+  }
+  for (pathwise::bpf::DropReason r : pathwise::bpf::kAllDropReasons) {
+    std::printf("dropped %s %llu\n",
+                std::string(pathwise::bpf::DropReasonName(r)).c_str(),
+                (unsigned long long)s.dropped[static_cast<size_t>(r)]);
+  }
+  std::printf("start_from_kernel %llu\nstart_from_own %llu\n",
+              (unsigned long long)s.start_from_kernel,
+              (unsigned long long)s.start_from_own);
+  uint64_t run_ns = 0, runs = 0;
+  for (const auto& p : s.programs) {
+    std::printf(
+        "prog %s %s id=%u run_time_ns=%llu run_cnt=%llu "
+        "recursion_misses=%llu\n",
+        p.name.c_str(), p.attach.c_str(), p.id,
+        (unsigned long long)p.run_time_ns, (unsigned long long)p.run_count,
+        (unsigned long long)p.recursion_misses);
+    run_ns += p.run_time_ns;
+    runs += p.run_count;
+  }
+  std::printf("prog_total run_time_ns=%llu run_cnt=%llu\n",
+              (unsigned long long)run_ns, (unsigned long long)runs);
+  std::printf("bpf_stats_enabled %d\n", s.bpf_stats_enabled ? 1 : 0);
+  const double cpu_s = double(ticks) / double(sysconf(_SC_CLK_TCK));
+  std::printf("self elapsed_s=%.3f cpu_s=%.3f cpu_pct=%.3f max_rss_kb=%ld\n",
+              elapsed, cpu_s, elapsed > 0 ? 100.0 * cpu_s / elapsed : 0.0,
+              max_rss_kb);
+}
+
+double Now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!ParseArgs(argc, argv, &args)) return 2;
+
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+
+  auto sampler = BpfSampler::Create(args.options);
+  if (!sampler.ok()) {
+    std::fprintf(stderr, "pathwise_bpf_tool: %s\n",
+                 sampler.status().ToString().c_str());
+    return 1;
+  }
+  if (!args.ready_file.empty()) {
+    std::ofstream(args.ready_file) << "ready\n";
+  }
+  const double start = Now();
+  long max_rss = 0, ticks = 0, rss = 0;
+  absl::StatusOr<SamplerSnapshot> snap = (*sampler)->Read();
+  while (snap.ok()) {
+    double wait = args.interval;
+    if (args.duration > 0) {
+      const double left = args.duration - (Now() - start);
+      if (left <= 0) break;
+      if (left < wait) wait = left;
+    }
+    timespec ts{static_cast<time_t>(wait),
+                static_cast<long>((wait - static_cast<long>(wait)) * 1e9)};
+    const int sig = sigtimedwait(&set, nullptr, &ts);
+    snap = (*sampler)->Read();  // the agent's per-interval work
+    SelfUsage(&ticks, &rss);
+    if (rss > max_rss) max_rss = rss;
+    if (sig > 0) break;
+  }
+  if (!snap.ok()) {
+    std::fprintf(stderr, "pathwise_bpf_tool: %s\n",
+                 snap.status().ToString().c_str());
+    return 1;
+  }
+  SelfUsage(&ticks, &rss);
+  if (rss > max_rss) max_rss = rss;
+  Print(**sampler, *snap, Now() - start, ticks, max_rss);
+  return 0;
+}

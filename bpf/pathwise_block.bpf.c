@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pathwise block-layer sampler: per (dev_t, op class) completion count,
+ * bytes, latency sum, log-linear latency histogram and errors, aggregated
+ * per CPU in the kernel; per-path failovers.
+ *
+ * Two flavours of each program are compiled: tp_btf (direct BTF loads,
+ * cheapest) and raw_tp (CO-RE probe reads), and userspace autoloads the
+ * one the kernel supports (collectors/bpf_sampler.cc probes tp_btf first).
+ */
+#include "pathwise_vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "pathwise_bpf.h"
+#include "pathwise_hist.h"
+#include "pathwise_maps.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Settings, filled in by userspace from the running kernel's BTF before
+ * load (collectors/bpf_btf.cc). */
+const volatile __u8 op_class[PW_REQ_OP_SLOTS] = {};
+const volatile __u32 queue_flag_stats_bit = 20; /* QUEUE_FLAG_STATS */
+const volatile __u32 rqf_stats_mask = 1U << 17; /* RQF_STATS */
+const volatile __u32 req_nvme_mpath_mask = 0;   /* REQ_DRV */
+const volatile bool force_own_start = false;
+
+/* Own issue timestamps, keyed by request address, only for requests whose
+ * queue does not stamp rq->io_start_time_ns. Bounded by the number of
+ * requests in flight; a request address that is reused overwrites its
+ * stale entry. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, __u64);
+  __type(value, __u64);
+} pw_start SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 4096);
+  __type(key, struct pw_io_key);
+  __type(value, struct pw_io_val);
+} pw_io SEC(".maps");
+
+static const struct pw_io_val pw_zero_io;
+
+/* tp_btf flavour. */
+#define PW_SFX(n) n##_btf
+#define PW_RD(p, f) ((p)->f)
+#include "pathwise_block_body.bpf.h"
+#undef PW_SFX
+#undef PW_RD
+
+/* raw_tp flavour. */
+#define PW_SFX(n) n##_raw
+#define PW_RD(p, f) BPF_CORE_READ(p, f)
+#include "pathwise_block_body.bpf.h"
+#undef PW_SFX
+#undef PW_RD
+
+/* tp_btf arguments may be NULL as far as the verifier knows (6.12 marks
+ * raw tracepoint pointer arguments PTR_MAYBE_NULL): check first. */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(pw_issue_btf, struct request *rq) {
+  if (!rq) return 0;
+  return pw_on_issue_btf(rq);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(pw_done_btf, struct request *rq, int error,
+             unsigned int nr_bytes) {
+  if (!rq) return 0;
+  return pw_on_complete_btf(rq, error, nr_bytes);
+}
+
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(pw_issue_raw, struct request *rq) {
+  if (!rq) return 0;
+  return pw_on_issue_raw(rq);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(pw_done_raw, struct request *rq, int error,
+             unsigned int nr_bytes) {
+  if (!rq) return 0;
+  return pw_on_complete_raw(rq, error, nr_bytes);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Body of the block-layer programs, included twice by pathwise_block.bpf.c:
+ *   PW_SFX(name)  appends the flavour suffix to a function name;
+ *   PW_RD(p, f)   reads p->f: a plain load for tp_btf (BTF-typed pointer,
+ *                 faults are caught by the kernel), a CO-RE probe read for
+ *                 raw_tp.
+ * No include guard on purpose.
+ */
+
+static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
+  struct request_queue *q = PW_RD(rq, q);
+  struct gendisk *disk;
+  __u64 key, ts;
+  __u32 cls;
+
+  if (!q) return 0;
+  disk = PW_RD(q, disk);
+  if (!disk) return 0; /* admin / fabrics queues: no path disk */
+  cls = op_class[PW_RD(rq, cmd_flags) & (PW_REQ_OP_SLOTS - 1)];
+  /* blk_mq_start_request() writes rq->io_start_time_ns right after this
+   * tracepoint when the queue has QUEUE_FLAG_STATS (on >= 6.10 except for
+   * passthrough). Then pathwise stores nothing per I/O. */
+  if (!force_own_start && cls != PW_OP_PASSTHRU &&
+      (PW_RD(q, queue_flags) & (1UL << queue_flag_stats_bit)))
+    return 0;
+  key = (__u64)(unsigned long)rq;
+  ts = bpf_ktime_get_ns();
+  if (bpf_map_update_elem(&pw_start, &key, &ts, BPF_ANY))
+    pw_cnt_inc(PW_CNT_DROP_START_FULL);
+  return 0;
+}
+
+static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
+                                                  int error,
+                                                  unsigned int nr_bytes) {
+  struct request_queue *q = PW_RD(rq, q);
+  struct pw_counters *cnt;
+  struct pw_io_val *v;
+  struct pw_io_key k;
+  struct gendisk *disk;
+  __u64 key, start = 0, now, lat;
+  __u32 flags, cls, dev, idx;
+  bool own;
+
+  if (!q) return 0;
+  disk = PW_RD(q, disk);
+  if (!disk) return 0;
+  dev = PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor));
+  flags = PW_RD(rq, cmd_flags);
+  cls = op_class[flags & (PW_REQ_OP_SLOTS - 1)];
+  k.dev = dev;
+  k.op = cls;
+
+  /* Partial completion (blk_update_request with bytes left): account the
+   * bytes, count the request once when its last bytes complete. */
+  if (nr_bytes < PW_RD(rq, __data_len)) {
+    v = pw_lookup_or_init(&pw_io, &k, &pw_zero_io);
+    if (v) v->bytes += nr_bytes;
+    return 0;
+  }
+
+  cnt = pw_cnt();
+  if (!cnt) return 0; /* cannot happen: single-slot array */
+  own = force_own_start || cls == PW_OP_PASSTHRU ||
+        !(PW_RD(rq, rq_flags) & rqf_stats_mask);
+  if (own) {
+    __u64 *tsp;
+    key = (__u64)(unsigned long)rq;
+    tsp = bpf_map_lookup_elem(&pw_start, &key);
+    if (tsp) {
+      start = *tsp;
+      bpf_map_delete_elem(&pw_start, &key);
+    }
+  } else {
+    start = PW_RD(rq, io_start_time_ns);
+  }
+
+  /* nvme_failover_req() steals the bios (rq->bio = NULL, __data_len = 0)
+   * and ends the request with status 0; the bios are resubmitted to
+   * another path and counted there. Count a failover, not an I/O. */
+  if ((flags & req_nvme_mpath_mask) && !error && !nr_bytes &&
+      cls != PW_OP_FLUSH && cls != PW_OP_PASSTHRU && !PW_RD(rq, bio)) {
+    struct pw_path_val *pv = pw_lookup_or_init(&pw_path, &dev, &pw_zero_path);
+    if (pv)
+      pv->failovers++;
+    else
+      cnt->v[PW_CNT_DROP_PATH_FULL]++;
+    return 0;
+  }
+
+  if (!start) {
+    /* Issued before pathwise attached, or never issued to the device
+     * (e.g. the original request of an empty flush sequence). */
+    cnt->v[PW_CNT_DROP_NO_START]++;
+    return 0;
+  }
+  cnt->v[own ? PW_CNT_START_OWN : PW_CNT_START_KERNEL]++;
+
+  now = bpf_ktime_get_ns();
+  lat = now > start ? now - start : 0;
+  v = pw_lookup_or_init(&pw_io, &k, &pw_zero_io);
+  if (!v) {
+    cnt->v[PW_CNT_DROP_IO_FULL]++;
+    return 0;
+  }
+  v->count++;
+  v->bytes += nr_bytes;
+  v->lat_sum_ns += lat;
+  if (error) v->errors++;
+  idx = pw_hist_bucket(lat);
+  barrier_var(idx); /* keep the bound check for the verifier */
+  if (idx < PW_HIST_BUCKETS) v->buckets[idx]++;
+  return 0;
+}

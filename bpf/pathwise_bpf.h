@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Data layout shared by pathwise's BPF programs and userspace: map keys and
+ * values, enum indices and histogram layout constants. Plain fixed-width
+ * types only, no pointers, so that the same bytes mean the same thing on
+ * both sides.
+ */
+#ifndef PATHWISE_BPF_PATHWISE_BPF_H_
+#define PATHWISE_BPF_PATHWISE_BPF_H_
+
+#if !defined(__bpf__)
+#include <linux/types.h>
+#endif
+
+/*
+ * Latency histogram: log-linear over nanoseconds.
+ *
+ * Bucket 0 holds latencies <= 2^PW_HIST_MIN_SHIFT ns (1.024 us). Every
+ * power-of-two octave (2^k, 2^(k+1)] above that, for k in
+ * [PW_HIST_MIN_SHIFT, PW_HIST_MAX_SHIFT), is split into PW_HIST_SUB equal
+ * sub-buckets. The last finite upper bound is 2^PW_HIST_MAX_SHIFT ns
+ * (68.7 s); the final slot is +Inf. Upper bounds are inclusive, as
+ * Prometheus' `le` label requires: a latency equal to a bound lands in the
+ * bucket of that bound, never in the next one (see pathwise_hist.h).
+ */
+#define PW_HIST_SUB_BITS 2
+#define PW_HIST_SUB (1 << PW_HIST_SUB_BITS)
+#define PW_HIST_MIN_SHIFT 10
+#define PW_HIST_MAX_SHIFT 36
+#define PW_HIST_OCTAVES (PW_HIST_MAX_SHIFT - PW_HIST_MIN_SHIFT)
+#define PW_HIST_FINITE (1 + PW_HIST_OCTAVES * PW_HIST_SUB) /* 105 */
+#define PW_HIST_BUCKETS (PW_HIST_FINITE + 1)               /* + the +Inf slot */
+
+/* Operation classes, the `op` label. Index into pw_io_key.op. */
+enum pw_op {
+  PW_OP_READ = 0,
+  PW_OP_WRITE = 1,    /* REQ_OP_WRITE, REQ_OP_ZONE_APPEND */
+  PW_OP_FLUSH = 2,    /* REQ_OP_FLUSH */
+  PW_OP_DISCARD = 3,  /* REQ_OP_DISCARD, REQ_OP_SECURE_ERASE */
+  PW_OP_PASSTHRU = 4, /* REQ_OP_DRV_IN, REQ_OP_DRV_OUT (NVMe passthrough) */
+  PW_OP_OTHER = 5,    /* REQ_OP_WRITE_ZEROES, zone management, unknown */
+  PW_OP_COUNT = 6,
+};
+
+/* Number of possible REQ_OP_* values: cmd_flags & REQ_OP_MASK (8 bits). */
+#define PW_REQ_OP_SLOTS 256
+
+/* Key of the per-CPU I/O aggregation map. dev is the kernel's dev_t
+ * encoding: major << 20 | minor (MINORBITS = 20). */
+struct pw_io_key {
+  __u32 dev;
+  __u32 op; /* enum pw_op */
+};
+
+/* Value of the per-CPU I/O aggregation map, one copy per CPU. */
+struct pw_io_val {
+  __u64 count;      /* final completions, failovers excluded */
+  __u64 bytes;      /* bytes completed (partial completions included) */
+  __u64 lat_sum_ns; /* sum of issue->completion latencies of `count` */
+  __u64 errors;     /* completions with a non-zero blk_status_t */
+  __u64 buckets[PW_HIST_BUCKETS]; /* non-cumulative; sum == count */
+};
+
+/* NVMe status classes for non-zero statuses, by Status Code Type (bits
+ * 10:8 of nvme_request.status, which is the CQE status field >> 1). */
+enum pw_nvme_err {
+  PW_NVME_GENERIC = 0,  /* SCT 0 */
+  PW_NVME_COMMAND = 1,  /* SCT 1: command specific */
+  PW_NVME_MEDIA = 2,    /* SCT 2: media and data integrity */
+  PW_NVME_PATH = 3,     /* SCT 3: path related (incl. host path errors) */
+  PW_NVME_VENDOR = 4,   /* SCT 7 */
+  PW_NVME_RESERVED = 5, /* SCT 4..6 */
+  PW_NVME_ERR_COUNT = 6,
+};
+
+/* Per-path (hidden NVMe path disk, or any disk) value, per CPU. */
+struct pw_path_val {
+  __u64 nvme_errors[PW_NVME_ERR_COUNT]; /* nvme_complete_rq, status != 0 */
+  __u64 retries;   /* nvme_complete_rq of a command with retries > 0 */
+  __u64 failovers; /* requests ended by nvme_failover_req (block layer) */
+};
+
+/* Kernel-side event counters (single per-CPU array slot). */
+enum pw_counter {
+  PW_CNT_START_KERNEL = 0,   /* latency from rq->io_start_time_ns */
+  PW_CNT_START_OWN = 1,      /* latency from pathwise's own issue stamp */
+  PW_CNT_DROP_START_FULL = 2, /* own issue stamp: start map full */
+  PW_CNT_DROP_NO_START = 3,   /* completion without any start time */
+  PW_CNT_DROP_IO_FULL = 4,    /* I/O aggregation map full */
+  PW_CNT_DROP_PATH_FULL = 5,  /* path map full (block program) */
+  PW_CNT_DROP_NVME_PATH_FULL = 6, /* path map full (nvme program) */
+  PW_CNT_NVME_NO_DISK = 7,    /* nvme_complete_rq without a disk (admin) */
+  PW_CNT_COUNT = 8,
+};
+
+struct pw_counters {
+  __u64 v[PW_CNT_COUNT];
+};
+
+#endif /* PATHWISE_BPF_PATHWISE_BPF_H_ */

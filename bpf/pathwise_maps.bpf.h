@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps shared by pathwise_block.bpf.c and pathwise_nvme.bpf.c. The nvme
+ * object is loaded separately (nvme-core may be loaded later than the
+ * agent) and reuses the block object's pw_path and pw_counters maps by fd.
+ */
+#ifndef PATHWISE_BPF_PATHWISE_MAPS_BPF_H_
+#define PATHWISE_BPF_PATHWISE_MAPS_BPF_H_
+
+#include "pathwise_bpf.h"
+
+/* Per-path NVMe and failover counters, keyed by dev_t. Not preallocated:
+ * the value is per CPU, and only devices that do I/O get an entry. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, struct pw_path_val);
+} pw_path SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pw_counters);
+} pw_counters SEC(".maps");
+
+static __always_inline struct pw_counters *pw_cnt(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&pw_counters, &zero);
+}
+
+static __always_inline void pw_cnt_inc(enum pw_counter c) {
+  struct pw_counters *p = pw_cnt();
+  if (p) p->v[c]++;
+}
+
+/* Lookup, inserting `zero` first if the key is absent. NULL when full. */
+static __always_inline void *pw_lookup_or_init(void *map, const void *key,
+                                               const void *zero) {
+  void *v = bpf_map_lookup_elem(map, key);
+  if (v) return v;
+  bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+  return bpf_map_lookup_elem(map, key);
+}
+
+static const struct pw_path_val pw_zero_path;
+
+/* Kernel dev_t: MKDEV(major, minor) with MINORBITS = 20. */
+#define PW_MKDEV(ma, mi) ((((__u32)(ma)) << 20) | ((__u32)(mi)&0xfffff))
+
+#endif /* PATHWISE_BPF_PATHWISE_MAPS_BPF_H_ */

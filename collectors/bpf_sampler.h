@@ -1,0 +1,163 @@
+// The eBPF path sampler: loads and attaches pathwise's BPF programs
+// (bpf/pathwise_block.bpf.c, bpf/pathwise_nvme.bpf.c), and reads their
+// per-CPU maps into plain C++ data.
+//
+// Counting model (see bpf/ for the kernel side):
+//  - Every block request is counted once, on the disk whose queue it
+//    completes on (rq->q->disk): for NVMe multipath that is the hidden path
+//    disk (nvmeXcYnZ). A head's numbers are the exact merge of its paths'.
+//  - completed: final completions (errors included, failovers excluded);
+//    bytes: bytes completed; latency: issue (blk_mq_start_request) to
+//    completion, ns; errors: completions with a non-zero blk_status_t.
+//  - A request ended by nvme_failover_req() is a failover of its path, not
+//    an I/O: its bios complete later on another path and count there.
+//  - Per path, from nvme_complete_rq: completions with a non-zero NVMe
+//    status by class, and completions of retried commands. NVMe successes
+//    are completed - errors of the path (exact, no per-I/O cost).
+//  - Counters are monotonic from attach; userspace never deletes entries.
+//
+// Not thread-safe for concurrent calls; one owner (the collector) calls
+// Read() each interval.
+#ifndef PATHWISE_COLLECTORS_BPF_SAMPLER_H_
+#define PATHWISE_COLLECTORS_BPF_SAMPLER_H_
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "collectors/bpf_histogram.h"
+#include "collectors/bpf_status.h"
+
+namespace pathwise::bpf {
+
+struct DeviceNumber {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  // Kernel dev_t encoding used in the maps: major << 20 | minor.
+  static DeviceNumber FromKernel(uint32_t dev) {
+    return {dev >> 20, dev & 0xfffff};
+  }
+  std::string ToString() const;  // "259:0"
+  friend auto operator<=>(const DeviceNumber&, const DeviceNumber&) = default;
+};
+
+struct IoStats {
+  uint64_t completed = 0;
+  uint64_t bytes = 0;
+  uint64_t latency_sum_ns = 0;
+  uint64_t errors = 0;
+  LatencyHistogram latency;  // latency.Count() == completed
+  void Merge(const IoStats& other);
+  friend bool operator==(const IoStats&, const IoStats&) = default;
+};
+
+struct DeviceIo {
+  DeviceNumber dev;
+  Op op = Op::kOther;
+  IoStats stats;
+};
+
+struct PathNvmeStats {
+  DeviceNumber dev;
+  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
+  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
+  uint64_t retries = 0;    // completions of retried commands
+  uint64_t failovers = 0;  // requests failed over to another path
+};
+
+struct ProgramStats {
+  std::string name;    // kernel program name, e.g. "pw_done_btf"
+  std::string attach;  // e.g. "tp_btf/block_rq_complete"
+  uint32_t id = 0;
+  uint64_t run_time_ns = 0;  // 0 unless kernel.bpf_stats_enabled
+  uint64_t run_count = 0;    // idem
+  uint64_t recursion_misses = 0;
+};
+
+enum class NvmeAttachState {
+  kDisabled,     // SamplerOptions.nvme == false
+  kAttached,     // nvme_complete_rq program attached
+  kNotLoaded,    // nvme-core not loaded; retried on every Read()
+  kUnavailable,  // cannot be used here (see nvme_status_message)
+};
+
+struct SamplerSnapshot {
+  std::vector<DeviceIo> io;                          // sorted by (dev, op)
+  std::vector<PathNvmeStats> paths;                  // sorted by dev
+  std::array<uint64_t, kDropReasonCount> dropped{};  // by DropReason
+  uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
+  uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
+  uint64_t nvme_no_disk = 0;       // nvme completions without a disk
+  std::vector<ProgramStats> programs;
+  // Run-time stats are being collected: this sampler holds a
+  // BPF_ENABLE_STATS fd, or the kernel.bpf_stats_enabled sysctl is on.
+  bool bpf_stats_enabled = false;
+  NvmeAttachState nvme_state = NvmeAttachState::kDisabled;
+  std::string nvme_status_message;
+};
+
+struct SamplerOptions {
+  // Attach nvme_complete_rq (nvme-core) for NVMe status, retries.
+  bool nvme = true;
+  // Hold a BPF_ENABLE_STATS(BPF_STATS_RUN_TIME) fd while the sampler lives,
+  // so that ProgramStats.run_time_ns/run_count count. Costs two clock reads
+  // per program run, for every BPF program on the host.
+  bool enable_bpf_stats = false;
+  // Always stamp the issue time in a map, even where the kernel stamps
+  // rq->io_start_time_ns (tests and diagnostics; slower).
+  bool force_own_start = false;
+  // Capacity of the own-issue-timestamp map (requests in flight on queues
+  // without QUEUE_FLAG_STATS, and passthrough).
+  uint32_t max_inflight = 16384;
+  // Capacity of the (device, op) and per-path maps.
+  uint32_t max_devices = 4096;
+};
+
+class BpfSampler {
+ public:
+  // Loads and attaches the block programs (tp_btf if the kernel supports
+  // it, else raw_tp) and, if options.nvme, the nvme_complete_rq program
+  // when nvme-core is there. Fails with a clear reason when BPF or BTF is
+  // unusable (no /sys/kernel/btf/vmlinux, no privileges, verifier error).
+  // An unavailable nvme program is not an error: see nvme_state.
+  static absl::StatusOr<std::unique_ptr<BpfSampler>> Create(
+      const SamplerOptions& options = {});
+
+  // Detaches and unloads everything: links, programs and maps are closed,
+  // nothing is pinned.
+  ~BpfSampler();
+  BpfSampler(const BpfSampler&) = delete;
+  BpfSampler& operator=(const BpfSampler&) = delete;
+
+  // Reads all maps (summing over CPUs) and program stats. Retries the
+  // nvme attach first when nvme-core was not loaded.
+  absl::StatusOr<SamplerSnapshot> Read();
+
+  // "tp_btf" or "raw_tp": how the block programs are attached.
+  const std::string& block_attach_mode() const;
+  // Kernel IDs of everything this sampler created (for leak checks).
+  std::vector<uint32_t> ProgramIds() const;
+  std::vector<uint32_t> MapIds() const;
+  std::vector<uint32_t> LinkIds() const;
+  // Notes on kernel-layout fallbacks taken at load (may be empty).
+  const std::vector<std::string>& notes() const;
+
+  struct Impl;
+
+ private:
+  explicit BpfSampler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Merges per-path stats into per-head (or any group) stats: exact sums of
+// counters and histograms. Convenience for the exporter.
+IoStats MergeIo(const std::vector<const IoStats*>& parts);
+
+}  // namespace pathwise::bpf
+
+#endif  // PATHWISE_COLLECTORS_BPF_SAMPLER_H_

@@ -1,0 +1,287 @@
+#include "collectors/nvme_topology_collector.h"
+
+#include <dirent.h>
+#include <syslog.h>
+
+// libnvme 1.3's headers have no extern "C" guards of their own.
+extern "C" {
+#include <nvme/filters.h>
+#include <nvme/tree.h>
+}
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "absl/base/const_init.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "spdlog/spdlog.h"
+
+namespace pathwise::collectors {
+namespace {
+
+// libnvme 1.3 keeps process-global state (the current root, the default
+// host), so scans are serialised. This guards the library, it is not state
+// of ours.
+ABSL_CONST_INIT absl::Mutex libnvme_mu(absl::kConstInit);
+
+std::string Str(const char* s) { return s ? std::string(s) : std::string(); }
+
+// Parses "nvme<digits><sep>..." helpers.
+bool ConsumeNumber(absl::string_view& s, absl::string_view* num) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0) return false;
+  *num = s.substr(0, i);
+  s.remove_prefix(i);
+  return true;
+}
+
+// Captures libnvme's log output (it writes to a FILE*) so it goes through
+// our logger instead of straight to stderr.
+class LibnvmeLog {
+ public:
+  LibnvmeLog() { fp_ = open_memstream(&buf_, &len_); }
+  ~LibnvmeLog() {
+    if (fp_) fclose(fp_);
+    if (buf_ && len_ > 0) {
+      for (absl::string_view line : absl::StrSplit(
+               absl::string_view(buf_, len_), '\n', absl::SkipEmpty())) {
+        spdlog::debug("libnvme: {}", std::string(line));
+      }
+    }
+    free(buf_);
+  }
+  FILE* fp() const { return fp_; }
+
+ private:
+  FILE* fp_ = nullptr;
+  char* buf_ = nullptr;
+  size_t len_ = 0;
+};
+
+struct RootDeleter {
+  void operator()(nvme_root* r) const { nvme_free_tree(r); }
+};
+
+}  // namespace
+
+absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path) {
+  absl::string_view s = path, subsys, ctrl, ns;
+  if (absl::ConsumePrefix(&s, "nvme") && ConsumeNumber(s, &subsys) &&
+      absl::ConsumePrefix(&s, "c") && ConsumeNumber(s, &ctrl) &&
+      absl::ConsumePrefix(&s, "n") && ConsumeNumber(s, &ns) && s.empty()) {
+    return absl::StrCat("nvme", subsys, "n", ns);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("path name \"", path, "\" is not nvme<S>c<C>n<N>"));
+}
+
+absl::StatusOr<model::DevId> ParseDevId(absl::string_view text) {
+  std::pair<absl::string_view, absl::string_view> mm =
+      absl::StrSplit(text, absl::MaxSplits(':', 1));
+  model::DevId d;
+  if (!absl::SimpleAtoi(mm.first, &d.major) ||
+      !absl::SimpleAtoi(mm.second, &d.minor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not major:minor: \"", text.substr(0, 32), "\""));
+  }
+  return d;
+}
+
+absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
+  ErrorList errors;
+  model::Topology& topo = snapshot.topology;
+
+  auto read_str = [&](const std::string& rel) -> std::string {
+    absl::StatusOr<std::string> v = reader_.ReadAttr(rel);
+    if (!v.ok()) {
+      errors.Add(v.status());
+      return "";
+    }
+    return *v;
+  };
+  auto read_dev = [&](const std::string& rel) -> std::optional<model::DevId> {
+    absl::StatusOr<std::string> v = reader_.ReadAttr(rel);
+    if (!v.ok()) {
+      errors.Add(v.status());
+      return std::nullopt;
+    }
+    absl::StatusOr<model::DevId> d = ParseDevId(*v);
+    if (!d.ok()) {
+      errors.Add(absl::InvalidArgumentError(
+          absl::StrCat(rel, ": ", d.status().message())));
+      return std::nullopt;
+    }
+    return *d;
+  };
+  // A libnvme string attribute that must be present.
+  auto required = [&](const char* v, const std::string& rel) -> std::string {
+    if (v == nullptr) {
+      errors.Add(absl::NotFoundError(
+          absl::StrCat(rel, ": missing or unreadable (libnvme)")));
+      return "";
+    }
+    return v;
+  };
+
+  absl::MutexLock lock(&libnvme_mu);
+  LibnvmeLog log;
+  std::unique_ptr<nvme_root, RootDeleter> root(
+      nvme_create_root(log.fp(), LOG_NOTICE));
+  if (!root) return absl::InternalError("nvme_create_root failed");
+
+  struct dirent** ents = nullptr;
+  int n = nvme_scan_ctrls(&ents);
+  if (n < 0) {
+    const int err = errno;
+    // No /sys/class/nvme: the nvme driver is not loaded, so there is no NVMe.
+    if (err == ENOENT) return absl::OkStatus();
+    return absl::UnavailableError(
+        absl::StrCat("class/nvme: ", std::strerror(err)));
+  }
+  for (int i = 0; i < n; ++i) {
+    errno = 0;
+    if (nvme_scan_ctrl(root.get(), ents[i]->d_name) == nullptr) {
+      errors.Add(absl::UnavailableError(
+          absl::StrCat("class/nvme/", ents[i]->d_name,
+                       ": libnvme could not scan controller: ",
+                       std::strerror(errno ? errno : EIO))));
+    }
+    free(ents[i]);
+  }
+  free(ents);
+
+  // Without a host NQN (PCIe and no /etc/nvme/hostnqn) libnvme 1.3 may file
+  // one kernel subsystem under several generated hosts, so subsystems are
+  // merged by their kernel name.
+  std::map<std::string, model::Subsystem> subsystems;
+  std::map<std::string, model::Head> heads;
+
+  nvme_host_t h;
+  nvme_subsystem_t s;
+  nvme_ctrl_t c;
+  nvme_path_t p;
+  nvme_for_each_host(root.get(), h) {
+    nvme_for_each_subsystem(h, s) {
+      const char* sname = nvme_subsystem_get_name(s);
+      if (sname == nullptr) continue;  // no sysfs entry behind it
+      const std::string sub_name = sname;
+      if (!subsystems.contains(sub_name)) {
+        model::Subsystem sub;
+        sub.name = sub_name;
+        sub.nqn = Str(nvme_subsystem_get_nqn(s));
+        const std::string dir = absl::StrCat("class/nvme-subsystem/", sub_name);
+        sub.iopolicy = read_str(dir + "/iopolicy");
+        sub.model = read_str(dir + "/model");
+        sub.serial = read_str(dir + "/serial");
+        subsystems.emplace(sub_name, std::move(sub));
+      }
+
+      nvme_subsystem_for_each_ctrl(s, c) {
+        model::Controller ctrl;
+        ctrl.name = Str(nvme_ctrl_get_name(c));
+        const std::string cdir = absl::StrCat("class/nvme/", ctrl.name);
+        ctrl.subsystem = sub_name;
+        ctrl.transport =
+            required(nvme_ctrl_get_transport(c), cdir + "/transport");
+        ctrl.address = required(nvme_ctrl_get_address(c), cdir + "/address");
+        ctrl.traddr = Str(nvme_ctrl_get_traddr(c));
+        ctrl.trsvcid = Str(nvme_ctrl_get_trsvcid(c));
+        ctrl.host_traddr = Str(nvme_ctrl_get_host_traddr(c));
+        ctrl.host_iface = Str(nvme_ctrl_get_host_iface(c));
+        ctrl.state = required(nvme_ctrl_get_state(c), cdir + "/state");
+        ctrl.cntlid = read_str(cdir + "/cntlid");
+        if (!ctrl.cntlid.empty() && !ParseInt(ctrl.cntlid).ok()) {
+          errors.Add(absl::InvalidArgumentError(absl::StrCat(
+              cdir, "/cntlid: not an integer: \"", ctrl.cntlid, "\"")));
+          ctrl.cntlid.clear();
+        }
+        if (const char* numa = nvme_ctrl_get_numa_node(c)) {
+          absl::StatusOr<int64_t> v = ParseInt(numa);
+          if (v.ok()) {
+            ctrl.numa_node = static_cast<int>(*v);
+          } else {
+            errors.Add(absl::InvalidArgumentError(
+                absl::StrCat(cdir, "/numa_node: ", v.status().message())));
+          }
+        }
+        const std::string qc =
+            required(nvme_ctrl_get_queue_count(c), cdir + "/queue_count");
+        if (!qc.empty()) {
+          absl::StatusOr<int64_t> v = ParseInt(qc);
+          if (v.ok() && *v >= 0) {
+            // queue_count counts the admin queue too.
+            ctrl.io_queues = static_cast<uint32_t>(*v > 0 ? *v - 1 : 0);
+          } else {
+            errors.Add(absl::InvalidArgumentError(
+                absl::StrCat(cdir, "/queue_count: not a count: \"", qc, "\"")));
+          }
+        }
+
+        nvme_ctrl_for_each_path(c, p) {
+          model::Path path;
+          path.name = Str(nvme_path_get_name(p));
+          path.subsystem = sub_name;
+          path.controller = ctrl.name;
+          path.numa_node = ctrl.numa_node;
+          const std::string pdir = cdir + "/" + path.name;
+          if (const char* ana = nvme_path_get_ana_state(p)) {
+            path.ana_state = ana;
+            if (std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
+                          path.ana_state) == model::kAnaStates.end()) {
+              errors.Add(absl::InvalidArgumentError(
+                  absl::StrCat(pdir, "/ana_state: unknown ANA state \"",
+                               path.ana_state, "\"")));
+            }
+          } else if (reader_.Exists(pdir + "/ana_grpid")) {
+            errors.Add(absl::NotFoundError(
+                absl::StrCat(pdir, "/ana_state: missing or unreadable")));
+          }
+          // else: the controller does not use ANA (the kernel creates
+          // ana_grpid and ana_state only when it does); the kernel then
+          // treats the path as optimized, and we export no ANA StateSet.
+          path.dev = read_dev(absl::StrCat("block/", path.name, "/dev"));
+          absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
+          if (!head.ok()) {
+            errors.Add(head.status());
+            continue;  // cannot place it in the tree
+          }
+          path.head = *head;
+          if (!heads.contains(path.head)) {
+            model::Head hd;
+            hd.name = path.head;
+            hd.subsystem = sub_name;
+            const std::string hdir = absl::StrCat("block/", hd.name);
+            absl::StatusOr<int64_t> nsid = reader_.ReadInt(hdir + "/nsid");
+            if (nsid.ok() && *nsid > 0) {
+              hd.nsid = static_cast<uint32_t>(*nsid);
+            } else {
+              errors.Add(nsid.ok() ? absl::InvalidArgumentError(absl::StrCat(
+                                         hdir, "/nsid: not a namespace id"))
+                                   : nsid.status());
+            }
+            hd.dev = read_dev(hdir + "/dev");
+            heads.emplace(hd.name, std::move(hd));
+          }
+          topo.paths.push_back(std::move(path));
+        }
+        topo.controllers.push_back(std::move(ctrl));
+      }
+    }
+  }
+  for (auto& [name, sub] : subsystems)
+    topo.subsystems.push_back(std::move(sub));
+  for (auto& [name, hd] : heads) topo.heads.push_back(std::move(hd));
+  topo.Sort();
+  return errors.ToStatus();
+}
+
+}  // namespace pathwise::collectors

@@ -1,0 +1,58 @@
+// NvmeTopologyCollector: scans subsystems, controllers and paths with libnvme
+// and fills model::Topology.
+//
+// What comes from libnvme 1.3: controllers (transport, address, traddr,
+// trsvcid, host_traddr, host_iface, state, numa_node, queue_count), their
+// subsystem (name, NQN) and their paths (name, ANA state).
+//
+// What comes from sysfs through SysfsReader, because libnvme 1.3 lacks it:
+//   - subsystem iopolicy, model and serial (1.3 has no getters for them);
+//   - controller cntlid;
+//   - path and head major:minor (`dev`), head nsid;
+//   - the heads themselves. libnvme 1.3 builds a namespace (head) object only
+//     by opening /dev/nvmeXnY and sending Identify Namespace
+//     (nvme_ns_init → nvme_ns_identify). We do not want an admin command per
+//     head per interval, a dependency on /dev access, or heads that vanish
+//     when no path can carry the command. So the scan calls
+//     nvme_scan_ctrls() + nvme_scan_ctrl() (sysfs only) instead of
+//     nvme_scan_topology(), and a path's head is named by the kernel's rule
+//     that libnvme itself uses to attach paths to namespaces:
+//     path nvme<S>c<C>n<N> belongs to head nvme<S>n<N>; the head's own
+//     attributes are then read from /sys/block/nvme<S>n<N>/.
+//
+// libnvme reads the fixed path /sys. When the agent is given another
+// --sysfs_root, it first binds that root over /sys in a private mount
+// namespace (see sysfs_namespace.h), so libnvme and SysfsReader always see
+// the same tree.
+#ifndef PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_
+#define PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_
+
+#include <string_view>
+
+#include "absl/strings/string_view.h"
+#include "collectors/collector.h"
+#include "collectors/sysfs_reader.h"
+
+namespace pathwise::collectors {
+
+class NvmeTopologyCollector : public Collector {
+ public:
+  explicit NvmeTopologyCollector(SysfsReader reader)
+      : reader_(std::move(reader)) {}
+
+  absl::string_view name() const override { return "nvme_topology"; }
+  absl::Status Collect(model::Snapshot& snapshot) override;
+
+ private:
+  SysfsReader reader_;
+};
+
+// "nvme0c1n1" -> "nvme0n1"; InvalidArgument if `path` is not nvme<S>c<C>n<N>.
+absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path);
+
+// "259:3" -> {259, 3}.
+absl::StatusOr<model::DevId> ParseDevId(absl::string_view text);
+
+}  // namespace pathwise::collectors
+
+#endif  // PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_

@@ -1,0 +1,274 @@
+#include "exporters/prometheus_families.h"
+
+#include <initializer_list>
+#include <sstream>
+#include <utility>
+
+#include "prometheus/text_serializer.h"
+
+namespace pathwise::exporters {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+using Labels = std::vector<ClientMetric::Label>;
+
+MetricFamily Family(std::string name, std::string help, MetricType type) {
+  MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = type;
+  return f;
+}
+
+void AddGauge(MetricFamily& f, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.gauge.value = value;
+  f.metric.push_back(std::move(m));
+}
+
+void AddCounter(MetricFamily& f, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.counter.value = value;
+  f.metric.push_back(std::move(m));
+}
+
+Labels With(Labels base, std::initializer_list<ClientMetric::Label> more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+void Push(std::vector<MetricFamily>& out, MetricFamily f) {
+  if (!f.metric.empty()) out.push_back(std::move(f));
+}
+
+// The four fallback I/O families of one device kind ("path" or "head").
+struct IoFamilies {
+  MetricFamily completed, bytes, time, inflight;
+
+  explicit IoFamilies(const std::string& kind)
+      : completed(Family("pathwise_" + kind + "_io_completed_total",
+                         "Completed I/Os of the " + kind + " by operation.",
+                         MetricType::Counter)),
+        bytes(Family("pathwise_" + kind + "_io_bytes_total",
+                     "Bytes transferred by completed I/Os of the " + kind +
+                         " by operation.",
+                     MetricType::Counter)),
+        time(Family(
+            "pathwise_" + kind + "_io_time_seconds_total",
+            "Summed time of completed I/Os of the " + kind + " by operation.",
+            MetricType::Counter)),
+        inflight(Family("pathwise_" + kind + "_io_inflight",
+                        "I/Os of the " + kind + " issued but not completed.",
+                        MetricType::Gauge)) {}
+
+  void Add(const Labels& labels, const model::IoStats& io) {
+    for (int i = 0; i < model::kOpCount; ++i) {
+      const std::optional<model::OpStats>& op = io.ops[i];
+      if (!op) continue;
+      Labels l = With(labels, {{"op", std::string(model::kOpNames[i])}});
+      AddCounter(completed, l, static_cast<double>(op->completed));
+      AddCounter(bytes, l, static_cast<double>(op->bytes));
+      AddCounter(time, l, static_cast<double>(op->time_ns) / 1e9);
+    }
+    if (io.inflight) {
+      AddGauge(inflight, labels, static_cast<double>(*io.inflight));
+    }
+  }
+
+  void MoveTo(std::vector<MetricFamily>& out) {
+    Push(out, std::move(completed));
+    Push(out, std::move(bytes));
+    Push(out, std::move(time));
+    Push(out, std::move(inflight));
+  }
+};
+
+}  // namespace
+
+std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
+                                        const BuildInfo& build) {
+  std::vector<MetricFamily> out;
+
+  MetricFamily build_info = Family(
+      "pathwise_build_info",
+      "A metric with a constant '1' value labeled by version and revision of "
+      "pathwise.",
+      MetricType::Gauge);
+  AddGauge(build_info,
+           {{"version", build.version}, {"revision", build.revision}}, 1);
+  out.push_back(std::move(build_info));
+  if (snapshot == nullptr) return out;
+  const model::Topology& topo = snapshot->topology;
+
+  // --- Agent self-metrics (always present once a collection ran).
+  MetricFamily duration =
+      Family("pathwise_collector_duration_seconds",
+             "Duration of the last run of a collector.", MetricType::Gauge);
+  MetricFamily success = Family(
+      "pathwise_collector_success",
+      "Whether a collector's last run read all of its inputs (1) or not (0).",
+      MetricType::Gauge);
+  for (const model::CollectorResult& r : snapshot->collectors) {
+    AddGauge(duration, {{"collector", r.name}}, r.duration_seconds);
+    AddGauge(success, {{"collector", r.name}}, r.success ? 1 : 0);
+  }
+  out.push_back(std::move(duration));
+  out.push_back(std::move(success));
+
+  MetricFamily sampler =
+      Family("pathwise_sampler_info",
+             "Where the I/O statistics come from: sysfs stat files or the eBPF "
+             "sampler.",
+             MetricType::Gauge);
+  if (!snapshot->io_source.empty()) {
+    AddGauge(sampler, {{"source", snapshot->io_source}}, 1);
+  }
+  Push(out, std::move(sampler));
+
+  MetricFamily changes = Family(
+      "pathwise_topology_changes_total",
+      "Times a rescan found subsystems, heads, paths or controllers added, "
+      "removed or re-linked.",
+      MetricType::Counter);
+  AddCounter(changes, {},
+             static_cast<double>(snapshot->topology_changes_total));
+  out.push_back(std::move(changes));
+
+  // --- Topology.
+  MetricFamily sub_info = Family(
+      "pathwise_subsystem_info",
+      "NVMe subsystems with their NQN, multipath I/O policy, model and serial.",
+      MetricType::Gauge);
+  for (const model::Subsystem& s : topo.subsystems) {
+    AddGauge(sub_info,
+             {{"subsystem", s.name},
+              {"nqn", s.nqn},
+              {"iopolicy", s.iopolicy},
+              {"model", s.model},
+              {"serial", s.serial}},
+             1);
+  }
+  Push(out, std::move(sub_info));
+
+  MetricFamily head_info =
+      Family("pathwise_head_info",
+             "Multipath heads (the visible namespace block devices).",
+             MetricType::Gauge);
+  for (const model::Head& h : topo.heads) {
+    AddGauge(head_info,
+             {{"subsystem", h.subsystem},
+              {"head", h.name},
+              {"nsid", h.nsid ? std::to_string(h.nsid) : std::string()}},
+             1);
+  }
+  Push(out, std::move(head_info));
+
+  MetricFamily path_info =
+      Family("pathwise_path_info",
+             "Paths (hidden per-controller block devices) with their head and "
+             "controller.",
+             MetricType::Gauge);
+  MetricFamily ana = Family(
+      "pathwise_path_ana_state",
+      "ANA state of a path as a StateSet: 1 for the current state, 0 for the "
+      "others.",
+      MetricType::Gauge);
+  IoFamilies path_io("path");
+  for (const model::Path& p : topo.paths) {
+    const model::Controller* c = topo.FindController(p.controller);
+    const std::string transport = c ? c->transport : "";
+    const std::string address = c ? c->address : "";
+    AddGauge(path_info,
+             {{"subsystem", p.subsystem},
+              {"head", p.head},
+              {"path", p.name},
+              {"controller", p.controller},
+              {"transport", transport},
+              {"address", address}},
+             1);
+    const Labels base = {{"subsystem", p.subsystem},
+                         {"head", p.head},
+                         {"path", p.name},
+                         {"controller", p.controller}};
+    if (!p.ana_state.empty()) {
+      for (absl::string_view st : model::kAnaStates) {
+        AddGauge(ana, With(base, {{"state", std::string(st)}}),
+                 p.ana_state == st ? 1 : 0);
+      }
+    }
+    if (auto it = snapshot->path_io.find(p.name);
+        it != snapshot->path_io.end()) {
+      path_io.Add(base, it->second);
+    }
+  }
+  Push(out, std::move(path_info));
+  Push(out, std::move(ana));
+
+  MetricFamily ctrl_state = Family(
+      "pathwise_controller_state",
+      "State of a controller as a StateSet: 1 for the current state, 0 for "
+      "the others.",
+      MetricType::Gauge);
+  MetricFamily ctrl_info = Family(
+      "pathwise_controller_info",
+      "NVMe controllers with their subsystem, transport, address and cntlid.",
+      MetricType::Gauge);
+  MetricFamily ctrl_queues =
+      Family("pathwise_controller_io_queues",
+             "Number of I/O queues of a controller (admin queue excluded).",
+             MetricType::Gauge);
+  for (const model::Controller& c : topo.controllers) {
+    if (!c.state.empty()) {
+      const std::string norm = model::NormalizeControllerState(c.state);
+      for (absl::string_view st : model::kControllerStates) {
+        AddGauge(ctrl_state,
+                 {{"controller", c.name}, {"state", std::string(st)}},
+                 norm == st ? 1 : 0);
+      }
+    }
+    AddGauge(ctrl_info,
+             {{"controller", c.name},
+              {"subsystem", c.subsystem},
+              {"transport", c.transport},
+              {"address", c.address},
+              {"cntlid", c.cntlid}},
+             1);
+    if (c.io_queues) {
+      AddGauge(ctrl_queues, {{"controller", c.name}},
+               static_cast<double>(*c.io_queues));
+    }
+  }
+  Push(out, std::move(ctrl_state));
+  Push(out, std::move(ctrl_info));
+  Push(out, std::move(ctrl_queues));
+
+  path_io.MoveTo(out);
+
+  IoFamilies head_io("head");
+  for (const model::Head& h : topo.heads) {
+    if (auto it = snapshot->head_io.find(h.name);
+        it != snapshot->head_io.end()) {
+      head_io.Add({{"subsystem", h.subsystem}, {"head", h.name}}, it->second);
+    }
+  }
+  head_io.MoveTo(out);
+  return out;
+}
+
+std::vector<MetricFamily> SnapshotCollectable::Collect() const {
+  std::shared_ptr<const model::Snapshot> snap = store_.Load();
+  return BuildFamilies(snap.get(), build_);
+}
+
+std::string SerializeText(const std::vector<MetricFamily>& families) {
+  std::ostringstream os;
+  prometheus::TextSerializer().Serialize(os, families);
+  return os.str();
+}
+
+}  // namespace pathwise::exporters

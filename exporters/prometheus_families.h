@@ -1,0 +1,56 @@
+// Renders a model::Snapshot as Prometheus metric families. The metric names
+// and label sets are a contract (issue 3); see the README's metrics section.
+//
+// Families are built at scrape time from the current snapshot, so objects
+// that vanished from the topology vanish from the exposition with no stale
+// series left behind.
+#ifndef PATHWISE_EXPORTERS_PROMETHEUS_FAMILIES_H_
+#define PATHWISE_EXPORTERS_PROMETHEUS_FAMILIES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/snapshot_store.h"
+#include "model/topology.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+
+namespace pathwise::exporters {
+
+struct BuildInfo {
+  std::string version;
+  std::string revision;
+};
+
+// All families for `snapshot` (which may be null: before the first
+// collection only the build info is exported). Families with no series are
+// left out, except the agent's own metrics, so a host without NVMe exports
+// only pathwise_build_info, pathwise_collector_*, pathwise_sampler_info and
+// pathwise_topology_changes_total.
+std::vector<prometheus::MetricFamily> BuildFamilies(
+    const model::Snapshot* snapshot, const BuildInfo& build);
+
+// A prometheus::Collectable that renders the store's current snapshot.
+class SnapshotCollectable : public prometheus::Collectable {
+ public:
+  SnapshotCollectable(const model::SnapshotStore& store, BuildInfo build)
+      : store_(store), build_(std::move(build)) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const model::SnapshotStore& store_;
+  BuildInfo build_;
+};
+
+// The text exposition format (0.0.4) of `families`.
+std::string SerializeText(
+    const std::vector<prometheus::MetricFamily>& families);
+
+inline constexpr char kTextContentType[] =
+    "text/plain; version=0.0.4; charset=utf-8";
+
+}  // namespace pathwise::exporters
+
+#endif  // PATHWISE_EXPORTERS_PROMETHEUS_FAMILIES_H_

@@ -1,0 +1,112 @@
+#include "exporters/topology_json.h"
+
+#include "absl/time/time.h"
+
+namespace pathwise::exporters {
+namespace {
+
+using nlohmann::json;
+
+json Dev(const std::optional<model::DevId>& dev) {
+  return dev ? json(model::ToString(*dev)) : json(nullptr);
+}
+
+json ControllerJson(const model::Controller& c) {
+  return json{
+      {"name", c.name},
+      {"transport", c.transport},
+      {"address", c.address},
+      {"traddr", c.traddr},
+      {"trsvcid", c.trsvcid},
+      {"host_traddr", c.host_traddr},
+      {"host_iface", c.host_iface},
+      {"state", c.state},
+      {"cntlid", c.cntlid},
+      {"numa_node", c.numa_node},
+      {"io_queues", c.io_queues ? json(*c.io_queues) : json(nullptr)},
+  };
+}
+
+json IoJson(const model::IoStats& io) {
+  json ops = json::object();
+  for (int i = 0; i < model::kOpCount; ++i) {
+    if (!io.ops[i]) continue;
+    ops[std::string(model::kOpNames[i])] = {
+        {"completed", io.ops[i]->completed},
+        {"bytes", io.ops[i]->bytes},
+        {"time_seconds", static_cast<double>(io.ops[i]->time_ns) / 1e9},
+    };
+  }
+  return json{{"ops", ops},
+              {"inflight", io.inflight ? json(*io.inflight) : json(nullptr)}};
+}
+
+}  // namespace
+
+json TopologyToJson(const model::Topology& t) {
+  json subs = json::array();
+  for (const model::Subsystem& s : t.subsystems) {
+    json heads = json::array();
+    for (const model::Head& h : t.heads) {
+      if (h.subsystem != s.name) continue;
+      json paths = json::array();
+      for (const model::Path& p : t.paths) {
+        if (p.head != h.name) continue;
+        const model::Controller* c = t.FindController(p.controller);
+        paths.push_back({
+            {"name", p.name},
+            {"dev", Dev(p.dev)},
+            {"controller", p.controller},
+            {"ana_state", p.ana_state},
+            {"numa_node", p.numa_node},
+            {"transport", c ? c->transport : ""},
+            {"address", c ? c->address : ""},
+            {"controller_state", c ? c->state : ""},
+        });
+      }
+      heads.push_back({{"name", h.name},
+                       {"nsid", h.nsid},
+                       {"dev", Dev(h.dev)},
+                       {"paths", paths}});
+    }
+    json ctrls = json::array();
+    for (const model::Controller& c : t.controllers) {
+      if (c.subsystem == s.name) ctrls.push_back(ControllerJson(c));
+    }
+    subs.push_back({{"name", s.name},
+                    {"nqn", s.nqn},
+                    {"iopolicy", s.iopolicy},
+                    {"model", s.model},
+                    {"serial", s.serial},
+                    {"heads", heads},
+                    {"controllers", ctrls}});
+  }
+  return json{{"subsystems", subs}};
+}
+
+json SnapshotToJson(const model::Snapshot& snap) {
+  json j = TopologyToJson(snap.topology);
+  j["generation"] = snap.generation;
+  j["collected_at"] =
+      snap.collected_at == absl::InfinitePast()
+          ? json(nullptr)
+          : json(absl::FormatTime(absl::RFC3339_full, snap.collected_at,
+                                  absl::UTCTimeZone()));
+  j["io_source"] = snap.io_source;
+  j["topology_changes_total"] = snap.topology_changes_total;
+  json collectors = json::array();
+  for (const model::CollectorResult& r : snap.collectors) {
+    collectors.push_back({{"name", r.name},
+                          {"success", r.success},
+                          {"duration_seconds", r.duration_seconds},
+                          {"error", r.error}});
+  }
+  j["collectors"] = collectors;
+  json paths = json::object(), heads = json::object();
+  for (const auto& [name, io] : snap.path_io) paths[name] = IoJson(io);
+  for (const auto& [name, io] : snap.head_io) heads[name] = IoJson(io);
+  j["io"] = {{"paths", paths}, {"heads", heads}};
+  return j;
+}
+
+}  // namespace pathwise::exporters

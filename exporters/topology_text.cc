@@ -1,0 +1,53 @@
+#include "exporters/topology_text.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace pathwise::exporters {
+namespace {
+
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+
+}  // namespace
+
+// Example:
+//   nvme-subsys0 - NQN=nqn.2024-01.io.pathwise:tb
+//                  iopolicy=round-robin model=Linux serial=abc123
+//   \
+//    +- nvme0n1 nsid=1 dev=259:0
+//    |  +- nvme0c0n1 nvme0 tcp traddr=10.0.0.1,trsvcid=4420 live optimized
+//    |  +- nvme0c1n1 nvme1 tcp traddr=10.0.1.1,trsvcid=4420 live optimized
+//    +- nvme2 tcp traddr=... connecting (no paths)
+std::string TopologyToText(const model::Topology& t) {
+  std::string out;
+  if (t.subsystems.empty()) return "no NVMe subsystems found\n";
+  for (const model::Subsystem& s : t.subsystems) {
+    const std::string indent(s.name.size() + 3, ' ');
+    absl::StrAppend(&out, s.name, " - NQN=", s.nqn, "\n", indent,
+                    "iopolicy=", OrDash(s.iopolicy), " model=", OrDash(s.model),
+                    " serial=", OrDash(s.serial), "\n\\\n");
+    for (const model::Head& h : t.heads) {
+      if (h.subsystem != s.name) continue;
+      absl::StrAppend(&out, " +- ", h.name, " nsid=", h.nsid,
+                      " dev=", h.dev ? model::ToString(*h.dev) : "-", "\n");
+      for (const model::Path& p : t.paths) {
+        if (p.head != h.name) continue;
+        const model::Controller* c = t.FindController(p.controller);
+        absl::StrAppend(
+            &out, " |  +- ", p.name, " ", p.controller, " ",
+            OrDash(c ? c->transport : ""), " ", OrDash(c ? c->address : ""),
+            " ", OrDash(c ? c->state : ""), " ", OrDash(p.ana_state), "\n");
+      }
+    }
+    for (const model::Controller& c : t.controllers) {
+      if (c.subsystem != s.name) continue;
+      bool has_path = false;
+      for (const model::Path& p : t.paths) has_path |= p.controller == c.name;
+      if (has_path) continue;
+      absl::StrAppend(&out, " +- ", c.name, " ", OrDash(c.transport), " ",
+                      OrDash(c.address), " ", OrDash(c.state), " (no paths)\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace pathwise::exporters

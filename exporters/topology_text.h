@@ -1,0 +1,17 @@
+// The tree `pathwise topology` prints, in the shape of `nvme show-topology`:
+// subsystem -> head -> paths, each path with its controller, transport,
+// address, controller state and ANA state.
+#ifndef PATHWISE_EXPORTERS_TOPOLOGY_TEXT_H_
+#define PATHWISE_EXPORTERS_TOPOLOGY_TEXT_H_
+
+#include <string>
+
+#include "model/topology.h"
+
+namespace pathwise::exporters {
+
+std::string TopologyToText(const model::Topology& topology);
+
+}  // namespace pathwise::exporters
+
+#endif  // PATHWISE_EXPORTERS_TOPOLOGY_TEXT_H_

@@ -1,0 +1,81 @@
+#include "model/synthetic.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace pathwise::model {
+
+Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape) {
+  Snapshot snap;
+  Topology& t = snap.topology;
+  int ctrl_instance = 0;
+  uint32_t minor = 0;
+  for (int s = 0; s < shape.subsystems; ++s) {
+    const std::string sub = absl::StrCat("nvme-subsys", s);
+    t.subsystems.push_back(
+        Subsystem{sub, absl::StrCat("nqn.2024-01.io.pathwise:synthetic-", s),
+                  s % 2 == 0 ? "round-robin" : "numa", "pathwise synthetic",
+                  absl::StrCat("SYN", 1000 + s)});
+    std::vector<std::string> ctrls;
+    for (int c = 0; c < shape.controllers_per_subsystem; ++c) {
+      Controller ctrl;
+      ctrl.name = absl::StrCat("nvme", ctrl_instance++);
+      ctrl.subsystem = sub;
+      ctrl.transport = "tcp";
+      ctrl.traddr = absl::StrCat("10.", s, ".", c, ".1");
+      ctrl.trsvcid = "4420";
+      ctrl.address = absl::StrCat("traddr=", ctrl.traddr, ",trsvcid=4420");
+      ctrl.state = c == 1 && s % 3 == 2 ? "connecting" : "live";
+      ctrl.cntlid = absl::StrCat(c + 1);
+      ctrl.numa_node = c % 2;
+      ctrl.io_queues = 4;
+      ctrls.push_back(ctrl.name);
+      t.controllers.push_back(std::move(ctrl));
+    }
+    for (int h = 0; h < shape.heads_per_subsystem; ++h) {
+      Head head;
+      head.name = absl::StrCat("nvme", s, "n", h + 1);
+      head.subsystem = sub;
+      head.nsid = static_cast<uint32_t>(h + 1);
+      head.dev = DevId{259, minor++};
+      IoStats head_io;
+      for (int c = 0; c < shape.controllers_per_subsystem; ++c) {
+        Path p;
+        p.name = absl::StrCat("nvme", s, "c", ctrls[c].substr(4), "n", h + 1);
+        p.subsystem = sub;
+        p.head = head.name;
+        p.controller = ctrls[c];
+        p.dev = DevId{259, minor++};
+        p.ana_state = c == 0 ? "optimized" : "non-optimized";
+        p.numa_node = c % 2;
+        IoStats io;
+        const uint64_t k = 1000u * (s + 1) + 100u * (h + 1) + (c + 1);
+        io.op(Op::kRead) = OpStats{k * 10, k * 40960, k * 1000000};
+        io.op(Op::kWrite) = OpStats{k * 5, k * 20480, k * 2000000};
+        io.op(Op::kDiscard) = OpStats{k, k * 1048576, k * 500000};
+        io.op(Op::kFlush) = OpStats{k / 2, 0, k * 100000};
+        io.inflight = k % 7;
+        for (int o = 0; o < kOpCount; ++o) {
+          if (!io.ops[o]) continue;
+          OpStats& acc =
+              head_io.ops[o].emplace(head_io.ops[o].value_or(OpStats{}));
+          acc.completed += io.ops[o]->completed;
+          acc.bytes += io.ops[o]->bytes;
+          acc.time_ns += io.ops[o]->time_ns;
+        }
+        head_io.inflight = head_io.inflight.value_or(0) + *io.inflight;
+        snap.path_io[p.name] = io;
+        t.paths.push_back(std::move(p));
+      }
+      snap.head_io[head.name] = head_io;
+      t.heads.push_back(std::move(head));
+    }
+  }
+  t.Sort();
+  snap.io_source = "sysfs";
+  snap.collectors = {{"nvme_topology", 0, true, ""},
+                     {"nvme_iostats", 0, true, ""}};
+  snap.generation = 1;
+  return snap;
+}
+
+}  // namespace pathwise::model

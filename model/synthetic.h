@@ -1,0 +1,23 @@
+// Synthetic snapshots for tests and benchmarks: a deterministic topology of
+// any size, shaped like a real fabric (controllers shared by all heads of a
+// subsystem, one path per head per controller).
+#ifndef PATHWISE_MODEL_SYNTHETIC_H_
+#define PATHWISE_MODEL_SYNTHETIC_H_
+
+#include "model/topology.h"
+
+namespace pathwise::model {
+
+struct SyntheticShape {
+  int subsystems = 1;
+  int heads_per_subsystem = 1;
+  int controllers_per_subsystem = 2;  // = paths per head
+};
+
+// Paths = subsystems × heads × controllers. I/O counters are deterministic
+// functions of the indices; collector results are fixed (durations 0).
+Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape);
+
+}  // namespace pathwise::model
+
+#endif  // PATHWISE_MODEL_SYNTHETIC_H_

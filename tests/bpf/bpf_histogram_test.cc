@@ -1,0 +1,183 @@
+#include "collectors/bpf_histogram.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "bpf/pathwise_hist.h"
+}
+
+namespace pathwise::bpf {
+namespace {
+
+using H = LatencyHistogram;
+
+// Reference bucketing straight from the definition of `le`: the first
+// bucket whose inclusive upper bound is >= v.
+size_t ReferenceBucket(uint64_t v) {
+  for (size_t i = 0; i < H::kFiniteBuckets; ++i) {
+    if (v <= H::UpperBoundNs(i)) return i;
+  }
+  return H::kBuckets - 1;
+}
+
+TEST(HistogramEdges, KnownBounds) {
+  EXPECT_EQ(H::UpperBoundNs(0), 1024u);
+  EXPECT_EQ(H::UpperBoundNs(1), 1280u);
+  EXPECT_EQ(H::UpperBoundNs(2), 1536u);
+  EXPECT_EQ(H::UpperBoundNs(3), 1792u);
+  EXPECT_EQ(H::UpperBoundNs(4), 2048u);
+  EXPECT_EQ(H::UpperBoundNs(5), 2560u);
+  EXPECT_EQ(H::UpperBoundNs(H::kFiniteBuckets - 1), uint64_t{1} << 36);
+  EXPECT_EQ(H::UpperBoundNs(H::kBuckets - 1), H::kInfinite);
+  EXPECT_TRUE(std::isinf(H::UpperBoundSeconds(H::kBuckets - 1)));
+  EXPECT_DOUBLE_EQ(H::UpperBoundSeconds(0), 1.024e-6);
+}
+
+TEST(HistogramEdges, CoversOneMicrosecondToOverSixtySeconds) {
+  EXPECT_LE(H::UpperBoundNs(0), 1100u);  // ~1 us resolution at the bottom
+  EXPECT_GT(H::UpperBoundSeconds(H::kFiniteBuckets - 1), 60.0);
+  // Something finite below 60 s too: 60 s itself is not lumped into +Inf.
+  EXPECT_LT(H::BucketFor(60'000'000'000ull), H::kFiniteBuckets);
+}
+
+TEST(HistogramEdges, StrictlyIncreasingAndAtLeastFourPerOctave) {
+  for (size_t i = 1; i < H::kFiniteBuckets; ++i) {
+    EXPECT_LT(H::UpperBoundNs(i - 1), H::UpperBoundNs(i)) << i;
+  }
+  // Each power of two above 1.024 us is split into >= 4 buckets: the
+  // bound 4 buckets later is at most twice as large.
+  for (size_t i = 0; i + 4 < H::kFiniteBuckets; ++i) {
+    EXPECT_LE(H::UpperBoundNs(i + 4), 2 * H::UpperBoundNs(i)) << i;
+  }
+}
+
+TEST(HistogramEdges, BoundsAreInclusive) {
+  // Prometheus `le`: v == bound is in that bucket, bound + 1 in the next.
+  for (size_t i = 0; i < H::kFiniteBuckets; ++i) {
+    const uint64_t b = H::UpperBoundNs(i);
+    EXPECT_EQ(H::BucketFor(b), i) << "bound " << b;
+    EXPECT_EQ(H::BucketFor(b + 1), i + 1) << "bound+1 " << b + 1;
+    if (i > 0) {
+      EXPECT_EQ(H::BucketFor(H::UpperBoundNs(i - 1) + 1), i);
+    }
+  }
+}
+
+TEST(HistogramEdges, PowersOfTwoLandInTheirOwnLeBucket) {
+  // ebpf_exporter issue #488: floor(log2(v)) bucketing put v = 2^k into
+  // the bucket labelled le=2^(k+1). Here 2^k goes to le=2^k exactly.
+  for (int k = PW_HIST_MIN_SHIFT; k <= PW_HIST_MAX_SHIFT; ++k) {
+    const uint64_t v = uint64_t{1} << k;
+    EXPECT_EQ(H::UpperBoundNs(H::BucketFor(v)), v) << "k=" << k;
+  }
+}
+
+TEST(HistogramEdges, SmallAndHugeValues) {
+  EXPECT_EQ(H::BucketFor(0), 0u);
+  EXPECT_EQ(H::BucketFor(1), 0u);
+  EXPECT_EQ(H::BucketFor(1024), 0u);
+  EXPECT_EQ(H::BucketFor(1025), 1u);
+  EXPECT_EQ(H::BucketFor((uint64_t{1} << 36) + 1), H::kBuckets - 1);
+  EXPECT_EQ(H::BucketFor(~uint64_t{0}), H::kBuckets - 1);
+}
+
+TEST(HistogramEdges, MatchesReferenceOnRandomValues) {
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 200000; ++i) {
+    // Log-uniform over [1, 2^40).
+    const int bits = static_cast<int>(rng() % 40) + 1;
+    const uint64_t v = (rng() & ((uint64_t{1} << bits) - 1)) + 1;
+    ASSERT_EQ(H::BucketFor(v), ReferenceBucket(v)) << v;
+  }
+}
+
+TEST(HistogramEdges, Log2MatchesBitWidth) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t v = (rng() >> (rng() % 64)) | 1;
+    ASSERT_EQ(pw_log2_u64(v), static_cast<uint32_t>(std::bit_width(v) - 1));
+  }
+  for (int k = 0; k < 64; ++k) {
+    EXPECT_EQ(pw_log2_u64(uint64_t{1} << k), static_cast<uint32_t>(k));
+  }
+}
+
+TEST(HistogramMerge, MergeEqualsHistogramOfUnion) {
+  std::mt19937_64 rng(1);
+  H a, b, all;
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t v = rng() % 100'000'000;
+    (i % 3 ? a : b).Observe(v);
+    all.Observe(v);
+  }
+  H merged = a;
+  merged.Merge(b);
+  EXPECT_EQ(merged, all);
+  EXPECT_EQ(merged.Count(), 5000u);
+  // Commutative and associative (pure per-bucket sums).
+  H other = b;
+  other.Merge(a);
+  EXPECT_EQ(other, merged);
+}
+
+TEST(HistogramMerge, HeadQuantileFromMergedPaths) {
+  // Two paths: one fast (~100 us), one slow (~30 ms); the head's median
+  // must come from the merged histogram, not an average of medians.
+  H fast, slow;
+  fast.Observe(100'000, 900);
+  slow.Observe(30'000'000, 100);
+  H head = fast;
+  head.Merge(slow);
+  EXPECT_EQ(head.Count(), 1000u);
+  EXPECT_LT(head.QuantileSeconds(0.5), 0.000200);
+  EXPECT_GE(head.QuantileSeconds(0.95), 0.025);
+  EXPECT_LE(head.QuantileSeconds(0.95), 0.035);
+}
+
+TEST(HistogramCumulative, LastIsCountAndMonotonic) {
+  H h;
+  h.Observe(10, 3);
+  h.Observe(5'000, 2);
+  h.Observe(uint64_t{1} << 40, 1);  // +Inf
+  const auto c = h.Cumulative();
+  EXPECT_EQ(c.back(), h.Count());
+  EXPECT_EQ(c[0], 3u);
+  EXPECT_EQ(c[H::kFiniteBuckets - 1], 5u);
+  EXPECT_TRUE(std::is_sorted(c.begin(), c.end()));
+}
+
+TEST(HistogramQuantile, InterpolatesLikePrometheus) {
+  H h;
+  EXPECT_TRUE(std::isnan(h.QuantileSeconds(0.5)));
+  // 100 observations all in bucket (1024, 1280] ns.
+  h.Observe(1200, 100);
+  const double lo = H::UpperBoundSeconds(0), hi = H::UpperBoundSeconds(1);
+  EXPECT_NEAR(h.QuantileSeconds(0.5), lo + (hi - lo) * 0.5, 1e-15);
+  EXPECT_NEAR(h.QuantileSeconds(1.0), hi, 1e-15);
+  // Rank in +Inf: the last finite bound, as histogram_quantile() does.
+  H inf;
+  inf.Observe(~uint64_t{0});
+  EXPECT_DOUBLE_EQ(inf.QuantileSeconds(0.5),
+                   H::UpperBoundSeconds(H::kFiniteBuckets - 1));
+}
+
+TEST(HistogramRaw, AddRawIsPerBucketSum) {
+  std::vector<uint64_t> raw(H::kBuckets, 0);
+  raw[0] = 1;
+  raw[50] = 7;
+  raw[H::kBuckets - 1] = 2;
+  H h;
+  h.AddRaw(raw);
+  h.AddRaw(raw);
+  EXPECT_EQ(h.Count(), 20u);
+  EXPECT_EQ(h.buckets()[50], 14u);
+}
+
+}  // namespace
+}  // namespace pathwise::bpf

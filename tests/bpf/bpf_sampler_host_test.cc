@@ -1,0 +1,446 @@
+// Host tests of the BPF sampler against the running kernel (label `bpf`):
+// loop devices on a file, fio issuing an exact number of direct 4 KiB I/Os,
+// and exact agreement with /sys/block/loopN/stat. They need root, losetup
+// and fio, and FAIL when any of those is missing.
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "collectors/bpf_btf.h"
+#include "collectors/bpf_sampler.h"
+#include "pathwise_nvme.skel.h"
+
+namespace pathwise::bpf {
+namespace {
+
+struct CmdResult {
+  int status = -1;
+  std::string output;
+};
+
+CmdResult RunCmd(const std::string& cmd) {
+  CmdResult r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+bool HaveCommand(const std::string& name) {
+  return RunCmd(absl::StrCat("command -v ", name)).status == 0;
+}
+
+// Fields of /sys/block/<dev>/stat (Documentation/block/stat.rst).
+struct BlockStat {
+  uint64_t reads = 0, read_sectors = 0, writes = 0, write_sectors = 0;
+};
+
+std::optional<BlockStat> ReadBlockStat(const std::string& dev) {
+  std::ifstream f(absl::StrCat("/sys/block/", dev, "/stat"));
+  std::vector<uint64_t> v;
+  uint64_t x;
+  while (f >> x) v.push_back(x);
+  if (v.size() < 11) return std::nullopt;
+  return BlockStat{v[0], v[2], v[4], v[6]};
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
+// A loop device over a sparse file, with merging off so that one fio I/O
+// is one request.
+class LoopDevice {
+ public:
+  static std::unique_ptr<LoopDevice> Create(std::string* error) {
+    char dir_tmpl[] = "/var/tmp/pathwise-bpf-test-XXXXXX";
+    if (!mkdtemp(dir_tmpl)) {
+      *error = absl::StrCat("mkdtemp: ", strerror(errno));
+      return nullptr;
+    }
+    auto d = std::unique_ptr<LoopDevice>(new LoopDevice);
+    d->dir_ = dir_tmpl;
+    d->file_ = d->dir_ + "/backing.img";
+    {
+      const int fd = open(d->file_.c_str(), O_CREAT | O_RDWR, 0600);
+      if (fd < 0 || ftruncate(fd, 64 << 20) != 0) {
+        *error = absl::StrCat("backing file: ", strerror(errno));
+        if (fd >= 0) close(fd);
+        return nullptr;
+      }
+      close(fd);
+    }
+    CmdResult r =
+        RunCmd(absl::StrCat("losetup --find --show --direct-io=on ", d->file_));
+    if (r.status != 0) {
+      // Backing filesystems without O_DIRECT: buffered backing I/O is fine,
+      // the requests on the loop device itself are what the test counts.
+      r = RunCmd(absl::StrCat("losetup --find --show ", d->file_));
+    }
+    if (r.status != 0) {
+      *error = absl::StrCat("losetup failed: ", r.output);
+      return nullptr;
+    }
+    d->path_ = std::string(absl::StripAsciiWhitespace(r.output));
+    d->name_ = d->path_.substr(d->path_.rfind('/') + 1);
+    struct stat st;
+    if (stat(d->path_.c_str(), &st) != 0) {
+      *error = absl::StrCat("stat ", d->path_, ": ", strerror(errno));
+      return nullptr;
+    }
+    d->dev_ = {major(st.st_rdev), minor(st.st_rdev)};
+    std::ofstream(absl::StrCat("/sys/block/", d->name_, "/queue/nomerges"))
+        << "2\n";
+    d->Settle();
+    return d;
+  }
+
+  ~LoopDevice() {
+    if (!path_.empty()) RunCmd(absl::StrCat("losetup -d ", path_));
+    if (!file_.empty()) unlink(file_.c_str());
+    if (!dir_.empty()) rmdir(dir_.c_str());
+  }
+
+  // Waits until udev probing (if any) is over: stat unchanged for 500 ms.
+  void Settle() {
+    if (HaveCommand("udevadm")) RunCmd("udevadm settle --timeout=10");
+    std::string last = Slurp(StatPath());
+    for (int i = 0; i < 50; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::string now = Slurp(StatPath());
+      if (now == last) return;
+      last = now;
+    }
+  }
+
+  std::string StatPath() const {
+    return absl::StrCat("/sys/block/", name_, "/stat");
+  }
+  const std::string& path() const { return path_; }
+  const std::string& name() const { return name_; }
+  DeviceNumber dev() const { return dev_; }
+
+ private:
+  LoopDevice() = default;
+  std::string dir_, file_, path_, name_;
+  DeviceNumber dev_;
+};
+
+// Runs fio with exactly `n` direct 4 KiB I/Os of `rw` on `dev`.
+CmdResult Fio(const std::string& dev, const std::string& rw, uint64_t n,
+              const std::string& engine = "psync", int iodepth = 1) {
+  return RunCmd(
+      absl::StrCat("fio --name=pathwise-test --filename=", dev, " --rw=", rw,
+                   " --bs=4k --direct=1 --ioengine=", engine,
+                   " --iodepth=", iodepth, " --size=64M --io_size=", n * 4096,
+                   " --randrepeat=1 --group_reporting --output-format=terse"));
+}
+
+const IoStats* Find(const SamplerSnapshot& s, DeviceNumber dev, Op op) {
+  for (const DeviceIo& d : s.io) {
+    if (d.dev == dev && d.op == op) return &d.stats;
+  }
+  return nullptr;
+}
+
+IoStats Delta(const SamplerSnapshot& before, const SamplerSnapshot& after,
+              DeviceNumber dev, Op op) {
+  IoStats out;
+  const IoStats* a = Find(after, dev, op);
+  if (!a) return out;
+  out = *a;
+  if (const IoStats* b = Find(before, dev, op)) {
+    out.completed -= b->completed;
+    out.bytes -= b->bytes;
+    out.latency_sum_ns -= b->latency_sum_ns;
+    out.errors -= b->errors;
+    LatencyHistogram h;
+    for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+      h.AddToBucket(i, a->latency.buckets()[i] - b->latency.buckets()[i]);
+    }
+    out.latency = h;
+  }
+  return out;
+}
+
+class BpfHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "the bpf tests need root (they load BPF "
+                                "programs and create loop devices)";
+    ASSERT_TRUE(HaveCommand("losetup")) << "losetup (util-linux) is missing";
+    ASSERT_TRUE(HaveCommand("fio")) << "fio is missing";
+    ASSERT_EQ(access("/sys/kernel/btf/vmlinux", R_OK), 0)
+        << "kernel BTF /sys/kernel/btf/vmlinux is missing";
+  }
+
+  // N reads then N writes on a fresh loop device, checked exactly against
+  // both fio's count and the device's sysfs stat.
+  void ExactCountsCase(const SamplerOptions& options, bool expect_own_start,
+                       const std::string& engine, int iodepth) {
+    std::string err;
+    std::unique_ptr<LoopDevice> loop = LoopDevice::Create(&err);
+    ASSERT_NE(loop, nullptr) << err;
+    absl::StatusOr<std::unique_ptr<BpfSampler>> sampler =
+        BpfSampler::Create(options);
+    ASSERT_TRUE(sampler.ok()) << sampler.status();
+    loop->Settle();
+
+    constexpr uint64_t kN = 3000;
+    absl::StatusOr<SamplerSnapshot> before = (*sampler)->Read();
+    ASSERT_TRUE(before.ok()) << before.status();
+    std::optional<BlockStat> sys_before = ReadBlockStat(loop->name());
+    ASSERT_TRUE(sys_before.has_value());
+
+    CmdResult r = Fio(loop->path(), "randread", kN, engine, iodepth);
+    ASSERT_EQ(r.status, 0) << r.output;
+    r = Fio(loop->path(), "randwrite", kN, engine, iodepth);
+    ASSERT_EQ(r.status, 0) << r.output;
+
+    absl::StatusOr<SamplerSnapshot> after = (*sampler)->Read();
+    ASSERT_TRUE(after.ok()) << after.status();
+    std::optional<BlockStat> sys_after = ReadBlockStat(loop->name());
+    ASSERT_TRUE(sys_after.has_value());
+
+    const IoStats reads = Delta(*before, *after, loop->dev(), Op::kRead);
+    const IoStats writes = Delta(*before, *after, loop->dev(), Op::kWrite);
+    EXPECT_EQ(reads.completed, kN);
+    EXPECT_EQ(writes.completed, kN);
+    EXPECT_EQ(reads.bytes, kN * 4096);
+    EXPECT_EQ(writes.bytes, kN * 4096);
+    EXPECT_EQ(reads.latency.Count(), reads.completed);
+    EXPECT_EQ(writes.latency.Count(), writes.completed);
+    EXPECT_EQ(reads.errors, 0u);
+    EXPECT_EQ(writes.errors, 0u);
+    EXPECT_GT(reads.latency_sum_ns, 0u);
+    // Mean latency lies within the histogram's bounds.
+    const double mean_s = double(reads.latency_sum_ns) / 1e9 / double(kN);
+    EXPECT_GT(mean_s, 0);
+    EXPECT_LT(mean_s, 1.0);
+
+    // Agreement with the block layer's own accounting of this device.
+    EXPECT_EQ(sys_after->reads - sys_before->reads, reads.completed);
+    EXPECT_EQ(sys_after->writes - sys_before->writes, writes.completed);
+    EXPECT_EQ((sys_after->read_sectors - sys_before->read_sectors) * 512,
+              reads.bytes);
+    EXPECT_EQ((sys_after->write_sectors - sys_before->write_sectors) * 512,
+              writes.bytes);
+
+    // Where the start time came from, and nothing dropped for this device.
+    if (expect_own_start) {
+      EXPECT_GE(after->start_from_own - before->start_from_own, 2 * kN);
+    } else {
+      EXPECT_GE(after->start_from_kernel - before->start_from_kernel, 2 * kN);
+    }
+    for (DropReason r : {DropReason::kStartMapFull, DropReason::kIoMapFull,
+                         DropReason::kPathMapFull}) {
+      EXPECT_EQ(after->dropped[size_t(r)], 0u) << DropReasonName(r);
+    }
+    // No failovers on a loop device.
+    for (const PathNvmeStats& p : after->paths) {
+      if (p.dev == loop->dev()) EXPECT_EQ(p.failovers, 0u);
+    }
+  }
+};
+
+TEST_F(BpfHostTest, AttachesWithTpBtfOnThisKernel) {
+  absl::StatusOr<std::unique_ptr<BpfSampler>> s = BpfSampler::Create();
+  ASSERT_TRUE(s.ok()) << s.status();
+  // The host kernel (6.x with BTF) supports tp_btf: the fallback must not
+  // have been needed.
+  EXPECT_EQ((*s)->block_attach_mode(), "tp_btf");
+  EXPECT_EQ((*s)->ProgramIds().size(), 2u);
+  EXPECT_EQ((*s)->LinkIds().size(), 2u);
+  absl::StatusOr<SamplerSnapshot> snap = (*s)->Read();
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  // nvme-core: either attached, or reported as not loaded / unavailable,
+  // never a failure of the whole sampler.
+  EXPECT_FALSE(snap->nvme_status_message.empty());
+  EXPECT_NE(snap->nvme_state, NvmeAttachState::kDisabled);
+}
+
+TEST_F(BpfHostTest, KernelStartTimeExactCounts) {
+  // Loop queues have writeback throttling, hence QUEUE_FLAG_STATS: the
+  // kernel stamps rq->io_start_time_ns and pathwise stores nothing per I/O.
+  const std::string wbt = Slurp("/sys/block/loop0/queue/wbt_lat_usec");
+  SamplerOptions o;
+  ExactCountsCase(o, /*expect_own_start=*/false, "psync", 1);
+}
+
+TEST_F(BpfHostTest, OwnStartTimeExactCounts) {
+  SamplerOptions o;
+  o.force_own_start = true;
+  ExactCountsCase(o, /*expect_own_start=*/true, "psync", 1);
+}
+
+TEST_F(BpfHostTest, ExactCountsAtQueueDepth) {
+  SamplerOptions o;
+  ExactCountsCase(o, /*expect_own_start=*/false, "libaio", 16);
+}
+
+TEST_F(BpfHostTest, OwnStartExactCountsAtQueueDepth) {
+  SamplerOptions o;
+  o.force_own_start = true;
+  ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 16);
+}
+
+TEST_F(BpfHostTest, BpfStatsCountRuns) {
+  SamplerOptions o;
+  o.enable_bpf_stats = true;
+  absl::StatusOr<std::unique_ptr<BpfSampler>> s = BpfSampler::Create(o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::string err;
+  std::unique_ptr<LoopDevice> loop = LoopDevice::Create(&err);
+  ASSERT_NE(loop, nullptr) << err;
+  ASSERT_EQ(Fio(loop->path(), "randread", 500).status, 0);
+  absl::StatusOr<SamplerSnapshot> snap = (*s)->Read();
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  EXPECT_TRUE(snap->bpf_stats_enabled);
+  uint64_t runs = 0, ns = 0;
+  for (const ProgramStats& p : snap->programs) {
+    runs += p.run_count;
+    ns += p.run_time_ns;
+    EXPECT_EQ(p.name.rfind("pw_", 0), 0u) << p.name;
+  }
+  EXPECT_GE(runs, 1000u);  // issue + complete per read
+  EXPECT_GT(ns, 0u);
+}
+
+// Polls until none of `ids` exists any more (kernel frees are deferred).
+template <typename GetFd>
+std::vector<uint32_t> StillAlive(const std::vector<uint32_t>& ids,
+                                 GetFd get_fd) {
+  std::vector<uint32_t> alive;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    alive.clear();
+    for (uint32_t id : ids) {
+      const int fd = get_fd(id);
+      if (fd >= 0) {
+        close(fd);
+        alive.push_back(id);
+      }
+    }
+    if (alive.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return alive;
+}
+
+TEST_F(BpfHostTest, DestructionLeavesNothingBehind) {
+  std::vector<uint32_t> progs, maps, links;
+  {
+    absl::StatusOr<std::unique_ptr<BpfSampler>> s = BpfSampler::Create();
+    ASSERT_TRUE(s.ok()) << s.status();
+    progs = (*s)->ProgramIds();
+    maps = (*s)->MapIds();
+    links = (*s)->LinkIds();
+    ASSERT_FALSE(progs.empty());
+    ASSERT_FALSE(maps.empty());
+    ASSERT_FALSE(links.empty());
+    // They are visible while the sampler lives.
+    const CmdResult live = RunCmd("bpftool -j prog show");
+    ASSERT_EQ(live.status, 0) << live.output;
+    for (uint32_t id : progs) {
+      EXPECT_NE(live.output.find(absl::StrCat("\"id\":", id, ",")),
+                std::string::npos)
+          << "prog " << id << " not listed by bpftool while attached";
+    }
+  }
+  EXPECT_TRUE(StillAlive(progs, bpf_prog_get_fd_by_id).empty());
+  EXPECT_TRUE(StillAlive(maps, bpf_map_get_fd_by_id).empty());
+  EXPECT_TRUE(StillAlive(links, bpf_link_get_fd_by_id).empty());
+  for (const char* what : {"prog", "map", "link"}) {
+    const CmdResult r = RunCmd(absl::StrCat("bpftool -j ", what, " show"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::vector<uint32_t>& ids = std::string(what) == "prog"  ? progs
+                                       : std::string(what) == "map" ? maps
+                                                                    : links;
+    for (uint32_t id : ids) {
+      EXPECT_EQ(r.output.find(absl::StrCat("\"id\":", id, ",")),
+                std::string::npos)
+          << what << " " << id << " still listed by bpftool";
+    }
+    if (std::string(what) == "link") {
+      for (uint32_t id : progs) {
+        EXPECT_EQ(r.output.find(absl::StrCat("\"prog_id\":", id, ",")),
+                  std::string::npos)
+            << "a link to prog " << id << " is still listed";
+      }
+    }
+  }
+  // Nothing pinned either.
+  const CmdResult pins = RunCmd(
+      "grep -rl pathwise /sys/fs/bpf 2>/dev/null; ls -R /sys/fs/bpf "
+      "2>/dev/null | grep -c pw_ || true");
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(pins.output)), "0")
+      << pins.output;
+}
+
+// The nvme_complete_rq program cannot attach on a host without nvme-core,
+// but its raw_tp flavour must pass the verifier of this kernel. Load it
+// with the layout of 6.1/6.12's struct nvme_request (retries at 17,
+// status at 20) and check that loading succeeds.
+TEST_F(BpfHostTest, NvmeProgramPassesTheVerifier) {
+  struct btf* vmlinux = btf__load_vmlinux_btf();
+  ASSERT_NE(vmlinux, nullptr);
+  const int rq_id = btf__find_by_name_kind(vmlinux, "request", BTF_KIND_STRUCT);
+  ASSERT_GT(rq_id, 0);
+  const uint32_t rq_size = btf__type_by_id(vmlinux, rq_id)->size;
+  btf__free(vmlinux);
+
+  std::string log(1 << 20, '\0');
+  LIBBPF_OPTS(bpf_object_open_opts, opts);
+  opts.kernel_log_buf = log.data();
+  opts.kernel_log_size = log.size();
+  pathwise_nvme* skel = pathwise_nvme__open_opts(&opts);
+  ASSERT_NE(skel, nullptr);
+  skel->rodata->request_size = rq_size;
+  skel->rodata->nvme_retries_off = 17;
+  skel->rodata->nvme_status_shift = 24;
+  bpf_program__set_autoload(skel->progs.pw_nvme_btf, false);
+  bpf_program__set_autoload(skel->progs.pw_nvme_raw, true);
+  const int err = pathwise_nvme__load(skel);
+  EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
+  pathwise_nvme__destroy(skel);
+}
+
+TEST_F(BpfHostTest, KernelLayoutFromRunningKernelBtf) {
+  struct btf* vmlinux = btf__load_vmlinux_btf();
+  ASSERT_NE(vmlinux, nullptr);
+  absl::StatusOr<BlockLayout> l = ReadBlockLayout(vmlinux);
+  btf__free(vmlinux);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->op_class[0], Op::kRead);
+  EXPECT_EQ(l->op_class[1], Op::kWrite);
+  EXPECT_NE(l->req_nvme_mpath_mask, 0u);
+  EXPECT_NE(l->rqf_stats_mask, 0u);
+}
+
+}  // namespace
+}  // namespace pathwise::bpf

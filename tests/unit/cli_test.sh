@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# End-to-end checks of the pathwise binary (label `unit`; needs root for
+# --sysfs_root, curl and promtool).
+#   cli_test.sh PATHWISE FIXTURES_DIR GOLDEN_DIR
+set -uo pipefail
+PW=$1
+FIX=$2
+GOLDEN=$3
+failures=0
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+
+for tool in promtool curl jq; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed (scripts/setup-deps)" >&2; exit 1; }
+done
+
+# expect_usage PATTERN ARGS...: exit 2, exactly one line on stderr matching
+# PATTERN, nothing on stdout.
+expect_usage() {
+  local pat=$1 rc=0
+  shift
+  "$PW" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc != 2 || $lines != 1 || -s $tmp/out ]] || ! grep -qE -e "$pat" "$tmp/err"; then
+    fail "pathwise $* -> rc=$rc, $lines stderr lines (want 2, 1):"
+    cat "$tmp/err" >&2
+  else
+    ok "pathwise $* -> 2: $(cat "$tmp/err")"
+  fi
+}
+
+expect_usage '^pathwise: unknown flag --bogus' --bogus
+expect_usage '^pathwise: unknown flag --bogus' snapshot --bogus=1
+expect_usage 'invalid value "abc" for --interval' --interval=abc
+expect_usage 'for --interval: must be positive' serve --interval=0s
+expect_usage 'invalid value "maybe" for --bpf' --bpf=maybe
+expect_usage 'for --duration: must not be negative' snapshot --duration=-1s
+expect_usage 'snapshot wants prometheus or json' snapshot --format=xml
+expect_usage 'topology wants text or json' topology --format=prometheus
+expect_usage 'does not apply to .pathwise topology.' topology --duration=1s
+expect_usage 'does not apply to .pathwise serve.' serve --format=json
+expect_usage 'unknown command "frobnicate"' frobnicate
+expect_usage 'unexpected argument "extra"' snapshot extra
+expect_usage '--listen_address needs a value' --listen_address
+expect_usage 'for --log_level' --log_level=loud
+
+# --version / --help
+out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revision\ .+\)$ ]] \
+  && ok "--version: $out" || fail "--version printed '$out'"
+"$PW" --help >"$tmp/help" && grep -q -- '--listen_address' "$tmp/help" \
+  && grep -q -- '--sysfs_root' "$tmp/help" && grep -q 'pathwise snapshot' "$tmp/help" \
+  && ok "--help" || fail "--help"
+
+# snapshot on every captured fixture and on an empty sysfs: valid exposition.
+mkdir -p "$tmp/empty"
+# Fixture trees are NAME/sys (tests/fixtures/sysfs/capture.sh).
+name_of() { basename "${1%/sys}"; }
+for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys" "$tmp/empty"; do
+  name=$(name_of "$root")
+  if [[ ! -d $root ]]; then fail "fixture $root missing"; continue; fi
+  if ! "$PW" snapshot --duration=0s --sysfs_root="$root" >"$tmp/$name.prom" 2>"$tmp/$name.err"; then
+    fail "snapshot on $name failed: $(cat "$tmp/$name.err")"; continue
+  fi
+  if promtool check metrics <"$tmp/$name.prom" >"$tmp/promtool.out" 2>&1; then
+    ok "promtool check metrics: snapshot of $name"
+  else
+    fail "promtool on snapshot of $name:"; cat "$tmp/promtool.out" >&2
+  fi
+  grep -q '^pathwise_collector_success{collector="nvme_topology"} 1$' "$tmp/$name.prom" \
+    || fail "$name: nvme_topology collector did not succeed"
+done
+if [[ -s $tmp/empty.prom ]]; then
+  extra=$(grep -v '^#' "$tmp/empty.prom" | grep -Ev '^pathwise_(build_info|collector_duration_seconds|collector_success|sampler_info|topology_changes_total)[{ ]')
+  [[ -z $extra ]] && ok "empty sysfs: only build and self metrics" || fail "empty sysfs exported: $extra"
+fi
+for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys"; do
+  [[ -d $root ]] || continue
+  name=$(name_of "$root")
+  grep -c '^pathwise_path_info{' "$tmp/$name.prom" | grep -qx 2 \
+    && ok "$name: 2 paths" || fail "$name: want 2 pathwise_path_info series"
+  grep -c '^pathwise_controller_state{.*state="live"} 1$' "$tmp/$name.prom" | grep -qx 2 \
+    && ok "$name: 2 live controllers" || fail "$name: want 2 live controllers"
+  "$PW" snapshot --duration=0s --format=json --sysfs_root="$root" | jq -e '.subsystems | length == 1' >/dev/null \
+    && ok "$name: snapshot --format=json" || fail "$name: snapshot --format=json"
+  "$PW" topology --format=json --sysfs_root="$root" | jq -e '.subsystems[0].heads[0].paths | length == 2' >/dev/null \
+    && ok "$name: topology --format=json" || fail "$name: topology --format=json"
+  "$PW" topology --sysfs_root="$root" >"$tmp/topo.txt" && [[ $(grep -c ' |  +- ' "$tmp/topo.txt") == 2 ]] \
+    && ok "$name: topology text shows 2 paths" || { fail "$name: topology text"; cat "$tmp/topo.txt" >&2; }
+done
+
+# The golden files are valid expositions too.
+for g in "$GOLDEN"/*.prom; do
+  if promtool check metrics <"$g" >"$tmp/promtool.out" 2>&1; then
+    ok "promtool check metrics: golden $(basename "$g")"
+  else
+    fail "promtool on golden $g:"; cat "$tmp/promtool.out" >&2
+  fi
+done
+
+# serve: routes, then the same port again -> "address already in use".
+root="$FIX/tcp2-6.12/sys"
+[[ -d $root ]] || root="$tmp/empty"
+port=""
+for _ in $(seq 1 20); do
+  p=$((20000 + RANDOM % 40000))
+  "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --sysfs_root="$root" 2>"$tmp/serve.err" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 50); do
+    curl -fs "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && { port=$p; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n $port ]] && break
+done
+if [[ -z $port ]]; then
+  fail "serve never became healthy: $(cat "$tmp/serve.err")"
+else
+  ok "serve healthy on 127.0.0.1:$port"
+  code() { curl -s -o "$tmp/body" -w '%{http_code}' "http://127.0.0.1:$port$1"; }
+  [[ $(code /metrics) == 200 ]] && promtool check metrics <"$tmp/body" >/dev/null 2>&1 \
+    && ok "GET /metrics 200 and promtool-clean" || fail "GET /metrics"
+  [[ $(code /api/v1/topology) == 200 ]] && jq -e '.subsystems' "$tmp/body" >/dev/null \
+    && ok "GET /api/v1/topology" || fail "GET /api/v1/topology"
+  [[ $(code /) == 200 ]] && grep -q 'href="/metrics"' "$tmp/body" && ok "GET /" || fail "GET /"
+  [[ $(code /nope) == 404 ]] && ok "GET /nope 404" || fail "GET /nope"
+
+  rc=0
+  "$PW" serve --listen_address="127.0.0.1:$port" --sysfs_root="$tmp/empty" >"$tmp/out2" 2>"$tmp/err2" || rc=$?
+  if [[ $rc == 1 && $(wc -l <"$tmp/err2") == 1 ]] &&
+     grep -qx "pathwise: cannot listen on 127.0.0.1:$port: address already in use" "$tmp/err2"; then
+    ok "port in use -> rc 1: $(cat "$tmp/err2")"
+  else
+    fail "port in use -> rc=$rc:"; cat "$tmp/err2" >&2
+  fi
+
+  kill -TERM "$pid"
+  rc=0
+  wait "$pid" || rc=$?
+  [[ $rc == 0 ]] && ok "SIGTERM -> clean exit 0" || fail "SIGTERM -> rc=$rc"
+fi
+
+if ((failures)); then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all CLI checks passed"

@@ -1,0 +1,357 @@
+// The NVMe collectors against sysfs trees captured from the testbed's guests
+// (tests/fixtures/sysfs/<name>, see tests/fixtures/README.md).
+//
+// libnvme 1.3 reads the fixed path /sys, so each test process enters a
+// private mount namespace and binds the fixture over /sys: libnvme and the
+// SysfsReader then read the same captured tree, through exactly the code the
+// agent runs with --sysfs_root (collectors/sysfs_namespace.h). This needs
+// root (CAP_SYS_ADMIN); without it the tests fail, they do not skip.
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "collectors/collector.h"
+#include "collectors/nvme_iostats_collector.h"
+#include "collectors/nvme_topology_collector.h"
+#include "collectors/sysfs_namespace.h"
+#include "exporters/prometheus_families.h"
+#include "exporters/topology_text.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/golden.h"
+#include "tests/unit/log_capture.h"
+
+namespace pathwise {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+const exporters::BuildInfo kBuild{"0.0.0-test", "golden"};
+
+std::string FixtureDir(const std::string& name) {
+  return std::string(PATHWISE_SYSFS_FIXTURES) + "/" + name + "/sys";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::string s((std::istreambuf_iterator<char>(in)), {});
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+class SysfsFixtureTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    static absl::Status ns = collectors::EnterPrivateMountNamespace();
+    ns_status_ = ns;
+  }
+
+  void SetUp() override {
+    ASSERT_TRUE(ns_status_.ok())
+        << "these tests need root to bind fixtures over /sys: " << ns_status_;
+  }
+
+  void TearDown() override {
+    for (; bound_ > 0; --bound_) EXPECT_TRUE(collectors::UnbindSys().ok());
+    if (!tmp_.empty()) fs::remove_all(tmp_);
+  }
+
+  // Presents `root` at /sys (for libnvme) and returns a registry whose
+  // SysfsReader reads `root`, as the agent does with --sysfs_root.
+  std::unique_ptr<collectors::CollectorRegistry> Use(const std::string& root) {
+    absl::Status s = collectors::BindOverSys(root);
+    EXPECT_TRUE(s.ok()) << s;
+    if (s.ok()) ++bound_;
+    auto reg = std::make_unique<collectors::CollectorRegistry>();
+    reg->Add(std::make_unique<collectors::NvmeTopologyCollector>(
+        collectors::SysfsReader(root)));
+    reg->Add(std::make_unique<collectors::NvmeIoStatsCollector>(
+        collectors::SysfsReader(root)));
+    reg->InitAll();
+    return reg;
+  }
+
+  model::Snapshot Collect(collectors::CollectorRegistry& reg) {
+    model::Snapshot s;
+    reg.CollectAll(s);
+    for (auto& c : s.collectors) c.duration_seconds = 0;  // deterministic
+    return s;
+  }
+
+  // A writable copy of a fixture (symlinks preserved) to break things in.
+  std::string CopyOf(const std::string& name) {
+    char tmpl[] = "/tmp/pathwise-fixture-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+    const std::string dst = tmp_ + "/sys";
+    fs::copy(FixtureDir(name), dst,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    return dst;
+  }
+
+  // Path of a path's/controller's attribute inside a fixture copy.
+  static std::string Attr(const std::string& root, const std::string& rel) {
+    return root + "/" + rel;
+  }
+
+  static absl::Status ns_status_;
+  int bound_ = 0;
+  std::string tmp_;
+};
+absl::Status SysfsFixtureTest::ns_status_;
+
+const model::CollectorResult& Result(const model::Snapshot& s,
+                                     const std::string& name) {
+  for (const auto& r : s.collectors) {
+    if (r.name == name) return r;
+  }
+  ADD_FAILURE() << "no collector " << name;
+  static const model::CollectorResult none;
+  return none;
+}
+
+struct FixtureCase {
+  std::string name;
+  std::string transport;
+};
+void PrintTo(const FixtureCase& c, std::ostream* os) { *os << c.name; }
+
+class CapturedFixtureTest : public SysfsFixtureTest,
+                            public ::testing::WithParamInterface<FixtureCase> {
+};
+
+TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
+  const FixtureCase& fc = GetParam();
+  const std::string root = FixtureDir(fc.name);
+  ASSERT_TRUE(fs::is_directory(root + "/class/nvme"))
+      << "fixture " << root << " is missing (see tests/fixtures/README.md)";
+  auto reg = Use(root);
+  model::Snapshot s = Collect(*reg);
+  const model::Topology& t = s.topology;
+
+  EXPECT_TRUE(Result(s, "nvme_topology").success)
+      << Result(s, "nvme_topology").error;
+  EXPECT_TRUE(Result(s, "nvme_iostats").success)
+      << Result(s, "nvme_iostats").error;
+
+  ASSERT_THAT(t.subsystems, SizeIs(1));
+  ASSERT_THAT(t.heads, SizeIs(1));
+  ASSERT_THAT(t.paths, SizeIs(2));
+  ASSERT_THAT(t.controllers, SizeIs(2));
+
+  // What libnvme reported is what the fixture holds (the bind worked).
+  const model::Subsystem& sub = t.subsystems[0];
+  const std::string sdir = root + "/class/nvme-subsystem/" + sub.name;
+  EXPECT_EQ(sub.nqn, ReadFile(sdir + "/subsysnqn"));
+  EXPECT_EQ(sub.iopolicy, ReadFile(sdir + "/iopolicy"));
+  EXPECT_FALSE(sub.iopolicy.empty());
+  EXPECT_EQ(sub.model, ReadFile(sdir + "/model"));
+  EXPECT_EQ(sub.serial, ReadFile(sdir + "/serial"));
+
+  const model::Head& head = t.heads[0];
+  EXPECT_EQ(head.subsystem, sub.name);
+  EXPECT_GE(head.nsid, 1u);
+  ASSERT_TRUE(head.dev.has_value());
+  EXPECT_EQ(model::ToString(*head.dev),
+            ReadFile(root + "/block/" + head.name + "/dev"));
+
+  for (const model::Controller& c : t.controllers) {
+    const std::string cdir = root + "/class/nvme/" + c.name;
+    EXPECT_EQ(c.subsystem, sub.name);
+    EXPECT_EQ(c.transport, fc.transport);
+    EXPECT_EQ(c.state, "live");
+    EXPECT_EQ(c.address, ReadFile(cdir + "/address"));
+    EXPECT_EQ(c.cntlid, ReadFile(cdir + "/cntlid"));
+    ASSERT_TRUE(c.io_queues.has_value());
+    EXPECT_EQ(*c.io_queues + 1, std::stoul(ReadFile(cdir + "/queue_count")));
+  }
+  EXPECT_NE(t.controllers[0].name, t.controllers[1].name);
+
+  for (const model::Path& p : t.paths) {
+    EXPECT_EQ(p.subsystem, sub.name);
+    EXPECT_EQ(p.head, head.name);
+    EXPECT_NE(t.FindController(p.controller), nullptr) << p.controller;
+    // The path sits under its controller in sysfs.
+    EXPECT_TRUE(
+        fs::exists(root + "/class/nvme/" + p.controller + "/" + p.name));
+    ASSERT_TRUE(p.dev.has_value());
+    EXPECT_EQ(model::ToString(*p.dev),
+              ReadFile(root + "/block/" + p.name + "/dev"));
+    const std::string ana = root + "/block/" + p.name + "/ana_state";
+    if (fs::exists(ana)) {
+      EXPECT_EQ(p.ana_state, ReadFile(ana));
+    } else {
+      EXPECT_EQ(p.ana_state, "");  // controller without ANA
+    }
+    ASSERT_TRUE(s.path_io.contains(p.name));
+    EXPECT_TRUE(s.path_io.at(p.name).op(model::Op::kRead).has_value());
+  }
+  EXPECT_NE(t.paths[0].controller, t.paths[1].controller);
+  ASSERT_TRUE(s.head_io.contains(head.name));
+  EXPECT_EQ(s.io_source, "sysfs");
+}
+
+TEST_P(CapturedFixtureTest, ExpositionMatchesGolden) {
+  const std::string root = FixtureDir(GetParam().name);
+  ASSERT_TRUE(fs::is_directory(root + "/class/nvme")) << root << " missing";
+  auto reg = Use(root);
+  model::Snapshot s = Collect(*reg);
+  testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
+      GetParam().name + ".prom");
+  testing::ExpectMatchesGolden(exporters::TopologyToText(s.topology),
+                               GetParam().name + ".topology.txt");
+}
+
+INSTANTIATE_TEST_SUITE_P(Captured, CapturedFixtureTest,
+                         ::testing::Values(FixtureCase{"tcp2-6.12", "tcp"},
+                                           FixtureCase{"pcie2-6.1", "pcie"}),
+                         [](const ::testing::TestParamInfo<FixtureCase>& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch)))
+                               ch = '_';
+                           }
+                           return n;
+                         });
+
+// --- Bad input: one broken attribute fails its collector, logs one line, and
+// everything else is still collected.
+
+class BadInputTest : public SysfsFixtureTest {
+ protected:
+  // Collects twice (a persistent fault is logged once) and returns the last.
+  model::Snapshot CollectTwice(const std::string& root,
+                               std::vector<std::string>* log_lines) {
+    testing::LogCapture logs;
+    auto reg = Use(root);
+    Collect(*reg);
+    model::Snapshot s = Collect(*reg);
+    *log_lines = logs.Lines();
+    return s;
+  }
+};
+
+TEST_F(BadInputTest, MalformedCntlidFailsTopologyCollectorOnly) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg0 = Use(root);
+  const model::Snapshot good = Collect(*reg0);
+  ASSERT_THAT(good.topology.controllers, SizeIs(2));
+  const std::string victim = good.topology.controllers[1].name;
+  std::ofstream(Attr(root, "class/nvme/" + victim + "/cntlid")) << "0xzz\n";
+
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(root, &lines);
+  EXPECT_FALSE(Result(s, "nvme_topology").success);
+  EXPECT_THAT(Result(s, "nvme_topology").error,
+              HasSubstr("class/nvme/" + victim + "/cntlid"));
+  EXPECT_TRUE(Result(s, "nvme_iostats").success);
+  EXPECT_THAT(s.topology.paths, SizeIs(2));
+  EXPECT_THAT(s.topology.controllers, SizeIs(2));
+  EXPECT_EQ(s.topology.FindController(victim)->cntlid, "");
+  EXPECT_THAT(lines, SizeIs(1));
+  EXPECT_THAT(lines.at(0), HasSubstr("collector nvme_topology failed"));
+
+  const std::string text =
+      exporters::SerializeText(exporters::BuildFamilies(&s, kBuild));
+  EXPECT_THAT(
+      text,
+      HasSubstr("pathwise_collector_success{collector=\"nvme_topology\"} 0"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("pathwise_collector_success{collector=\"nvme_iostats\"} 1"));
+  EXPECT_THAT(text, HasSubstr("pathwise_controller_state{controller=\"" +
+                              victim + "\",state=\"live\"} 1"));
+}
+
+TEST_F(BadInputTest, MissingPathStatFailsIoStatsCollectorOnly) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg0 = Use(root);
+  const model::Snapshot good = Collect(*reg0);
+  ASSERT_THAT(good.topology.paths, SizeIs(2));
+  const std::string victim = good.topology.paths[0].name;
+  const std::string other = good.topology.paths[1].name;
+  fs::remove(fs::canonical(Attr(root, "block/" + victim + "/stat")));
+
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(root, &lines);
+  EXPECT_TRUE(Result(s, "nvme_topology").success)
+      << Result(s, "nvme_topology").error;
+  EXPECT_FALSE(Result(s, "nvme_iostats").success);
+  EXPECT_THAT(Result(s, "nvme_iostats").error,
+              HasSubstr("block/" + victim + "/stat"));
+  EXPECT_FALSE(s.path_io.contains(victim));
+  EXPECT_TRUE(s.path_io.contains(other));
+  EXPECT_FALSE(s.head_io.empty());
+  EXPECT_THAT(lines, SizeIs(1));
+  EXPECT_THAT(lines.at(0), HasSubstr("collector nvme_iostats failed"));
+}
+
+TEST_F(BadInputTest, MalformedStatAndUnknownAnaState) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg0 = Use(root);
+  const model::Snapshot good = Collect(*reg0);
+  ASSERT_THAT(good.topology.paths, SizeIs(2));
+  const std::string p0 = good.topology.paths[0].name;
+  const std::string p1 = good.topology.paths[1].name;
+  std::ofstream(Attr(root, "block/" + p0 + "/stat")) << "1 2 three\n";
+  std::ofstream(Attr(root, "block/" + p1 + "/ana_state")) << "sideways\n";
+
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(root, &lines);
+  EXPECT_FALSE(Result(s, "nvme_iostats").success);
+  EXPECT_THAT(Result(s, "nvme_iostats").error,
+              HasSubstr("block/" + p0 + "/stat"));
+  EXPECT_FALSE(Result(s, "nvme_topology").success);
+  EXPECT_THAT(Result(s, "nvme_topology").error, HasSubstr("ana_state"));
+  EXPECT_THAT(lines, SizeIs(2));  // one per failing collector
+  // The path is still there; its ANA StateSet is all 0.
+  const std::string text =
+      exporters::SerializeText(exporters::BuildFamilies(&s, kBuild));
+  EXPECT_THAT(text, HasSubstr("path=\"" + p1 + "\""));
+  EXPECT_THAT(text,
+              ::testing::Not(HasSubstr("path=\"" + p1 + "\",controller=\"" +
+                                       s.topology.FindPath(p1)->controller +
+                                       "\",state=\"optimized\"} 1")));
+}
+
+TEST_F(BadInputTest, MissingIopolicyKeepsTheSubsystem) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg0 = Use(root);
+  const model::Snapshot good = Collect(*reg0);
+  ASSERT_THAT(good.topology.subsystems, SizeIs(1));
+  const std::string sub = good.topology.subsystems[0].name;
+  fs::remove(
+      fs::canonical(Attr(root, "class/nvme-subsystem/" + sub + "/iopolicy")));
+
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(root, &lines);
+  EXPECT_FALSE(Result(s, "nvme_topology").success);
+  EXPECT_THAT(Result(s, "nvme_topology").error, HasSubstr("iopolicy"));
+  ASSERT_THAT(s.topology.subsystems, SizeIs(1));
+  EXPECT_EQ(s.topology.subsystems[0].iopolicy, "");
+  EXPECT_THAT(s.topology.paths, SizeIs(2));
+  EXPECT_THAT(lines, SizeIs(1));
+}
+
+TEST_F(BadInputTest, NoNvmeAtAllGivesOnlyBuildAndSelfMetrics) {
+  char tmpl[] = "/tmp/pathwise-empty-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  tmp_ = tmpl;
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(tmp_, &lines);
+  EXPECT_TRUE(s.topology.empty());
+  EXPECT_TRUE(Result(s, "nvme_topology").success)
+      << Result(s, "nvme_topology").error;
+  EXPECT_TRUE(Result(s, "nvme_iostats").success);
+  EXPECT_THAT(lines, SizeIs(0));
+  testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
+      "empty.prom");
+}
+
+}  // namespace
+}  // namespace pathwise
