@@ -36,7 +36,7 @@ void Fatal(const std::string& message) {
 
 void SetUpLogging(const std::string& level) {
   // Logs go to stderr: stdout carries `snapshot`/`topology` output.
-  auto logger = spdlog::stderr_logger_st("pathwise");
+  auto logger = spdlog::stderr_logger_mt("pathwise");
   logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %L pathwise: %v");
   logger->set_level(spdlog::level::from_str(level));
   spdlog::set_default_logger(std::move(logger));

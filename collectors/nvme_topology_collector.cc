@@ -233,22 +233,26 @@ absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
           path.controller = ctrl.name;
           path.numa_node = ctrl.numa_node;
           const std::string pdir = cdir + "/" + path.name;
-          if (const char* ana = nvme_path_get_ana_state(p)) {
-            path.ana_state = ana;
-            if (std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
-                          path.ana_state) == model::kAnaStates.end()) {
-              errors.Add(absl::InvalidArgumentError(
-                  absl::StrCat(pdir, "/ana_state: unknown ANA state \"",
-                               path.ana_state, "\"")));
-            }
-          } else if (reader_.Exists(pdir + "/ana_grpid")) {
-            errors.Add(absl::NotFoundError(
-                absl::StrCat(pdir, "/ana_state: missing or unreadable")));
+          // For a controller without ANA (no ana_state attribute) libnvme
+          // 1.3 reports "optimized", which is how the kernel treats such a
+          // path (nvme_mpath_add_disk() sets NVME_ANA_OPTIMIZED).
+          path.ana_state =
+              required(nvme_path_get_ana_state(p), pdir + "/ana_state");
+          if (!path.ana_state.empty() &&
+              std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
+                        path.ana_state) == model::kAnaStates.end()) {
+            errors.Add(absl::InvalidArgumentError(
+                absl::StrCat(pdir, "/ana_state: unknown ANA state \"",
+                             path.ana_state, "\"")));
           }
-          // else: the controller does not use ANA (the kernel creates
-          // ana_grpid and ana_state only when it does); the kernel then
-          // treats the path as optimized, and we export no ANA StateSet.
-          path.dev = read_dev(absl::StrCat("block/", path.name, "/dev"));
+          // Since 5.15 the kernel gives hidden disks no dev_t in sysfs
+          // (device_add_disk() leaves ddev->devt unset for
+          // GENHD_FL_HIDDEN), so a path usually has no `dev` attribute;
+          // its major:minor is then unknown to userspace, which is normal
+          // and not an error. Older kernels have it, and we read it.
+          const std::string path_dev =
+              absl::StrCat("block/", path.name, "/dev");
+          if (reader_.Exists(path_dev)) path.dev = read_dev(path_dev);
           absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
           if (!head.ok()) {
             errors.Add(head.status());

@@ -67,6 +67,7 @@ struct Path {
   std::string subsystem;   // nvme-subsys0
   std::string head;        // nvme0n1
   std::string controller;  // nvme1
+  // Unknown on kernels ≥ 5.15, which expose no dev_t for hidden disks.
   std::optional<DevId> dev;
   std::string ana_state;  // kernel string; "" if unknown
   int numa_node = -1;     // the controller's NUMA node, -1 if none/unknown

@@ -115,12 +115,15 @@ for _ in $(seq 1 20); do
   "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --sysfs_root="$root" 2>"$tmp/serve.err" &
   pid=$!
   pids+=("$pid")
+  alive=0
   for _ in $(seq 1 50); do
     curl -fs "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && { port=$p; break; }
-    kill -0 "$pid" 2>/dev/null || break
+    kill -0 "$pid" 2>/dev/null || { alive=0; break; }
+    alive=1
     sleep 0.1
   done
-  [[ -n $port ]] && break
+  # Started but never healthy: that is a failure, not a busy port.
+  [[ -n $port || $alive == 1 ]] && break
 done
 if [[ -z $port ]]; then
   fail "serve never became healthy: $(cat "$tmp/serve.err")"

@@ -177,14 +177,16 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
     // The path sits under its controller in sysfs.
     EXPECT_TRUE(
         fs::exists(root + "/class/nvme/" + p.controller + "/" + p.name));
-    ASSERT_TRUE(p.dev.has_value());
-    EXPECT_EQ(model::ToString(*p.dev),
-              ReadFile(root + "/block/" + p.name + "/dev"));
+    // Hidden disks have no dev_t in sysfs on these kernels (>= 5.15).
+    EXPECT_FALSE(fs::exists(root + "/block/" + p.name + "/dev"));
+    EXPECT_FALSE(p.dev.has_value());
     const std::string ana = root + "/block/" + p.name + "/ana_state";
     if (fs::exists(ana)) {
       EXPECT_EQ(p.ana_state, ReadFile(ana));
     } else {
-      EXPECT_EQ(p.ana_state, "");  // controller without ANA
+      // A controller without ANA (QEMU PCIe): libnvme reports the path as
+      // optimized, which is how the kernel treats it.
+      EXPECT_EQ(p.ana_state, "optimized");
     }
     ASSERT_TRUE(s.path_io.contains(p.name));
     EXPECT_TRUE(s.path_io.at(p.name).op(model::Op::kRead).has_value());
