@@ -149,7 +149,10 @@ absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
   }
   for (int i = 0; i < n; ++i) {
     errno = 0;
-    if (nvme_scan_ctrl(root.get(), ents[i]->d_name) == nullptr) {
+    if (nvme_scan_ctrl(root.get(), ents[i]->d_name) == nullptr &&
+        // A controller deleted between listing and scanning (hotplug,
+        // disconnect) is simply gone, not an error.
+        reader_.Exists(absl::StrCat("class/nvme/", ents[i]->d_name))) {
       errors.Add(absl::UnavailableError(
           absl::StrCat("class/nvme/", ents[i]->d_name,
                        ": libnvme could not scan controller: ",

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "agent/agent.h"
 #include "collectors/collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
@@ -219,6 +220,58 @@ INSTANTIATE_TEST_SUITE_P(Captured, CapturedFixtureTest,
                            }
                            return n;
                          });
+
+// --- Hotplug: a controller that goes away (as `nvme disconnect` removes its
+// sysfs entries) and comes back, rescanned by the agent through libnvme.
+TEST_F(SysfsFixtureTest, VanishedControllerAndPathLeaveAndReturn) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg = Use(root);
+  model::SnapshotStore store;
+  agent::Agent agent(*reg, store, absl::Seconds(1));
+  auto before = agent.CollectOnce();
+  ASSERT_THAT(before->topology.paths, SizeIs(2));
+  const model::Path gone = before->topology.paths[1];
+  const std::string sub = gone.subsystem;
+
+  // The kernel removes the controller's class link, its subsystem link and
+  // the path's block link (the device directory goes with them).
+  const std::vector<std::string> links = {
+      "class/nvme/" + gone.controller,
+      "class/nvme-subsystem/" + sub + "/" + gone.controller,
+      "block/" + gone.name};
+  std::vector<std::pair<std::string, fs::path>> saved;
+  for (const std::string& l : links) {
+    const std::string abs =
+        l.rfind("class/nvme-subsystem/", 0) == 0
+            ? (fs::canonical(root + "/class/nvme-subsystem/" + sub) /
+               gone.controller)
+                  .string()
+            : root + "/" + l;
+    ASSERT_TRUE(fs::is_symlink(abs)) << abs;
+    saved.emplace_back(abs, fs::read_symlink(abs));
+    fs::remove(abs);
+  }
+
+  auto during = agent.CollectOnce();
+  EXPECT_TRUE(during->AllCollectorsSucceeded())
+      << during->collectors[0].error << " / " << during->collectors[1].error;
+  EXPECT_THAT(during->topology.paths, SizeIs(1));
+  EXPECT_THAT(during->topology.controllers, SizeIs(1));
+  EXPECT_EQ(during->topology.FindPath(gone.name), nullptr);
+  EXPECT_EQ(during->topology.FindController(gone.controller), nullptr);
+  EXPECT_EQ(during->topology_changes_total, 1u);
+  const std::string text =
+      exporters::SerializeText(exporters::BuildFamilies(during.get(), kBuild));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("path=\"" + gone.name + "\"")));
+  EXPECT_THAT(text, ::testing::Not(
+                        HasSubstr("controller=\"" + gone.controller + "\"")));
+
+  for (const auto& [abs, target] : saved) fs::create_symlink(target, abs);
+  auto after = agent.CollectOnce();
+  EXPECT_THAT(after->topology.paths, SizeIs(2));
+  EXPECT_NE(after->topology.FindPath(gone.name), nullptr);
+  EXPECT_EQ(after->topology_changes_total, 2u);
+}
 
 // --- Bad input: one broken attribute fails its collector, logs one line, and
 // everything else is still collected.
