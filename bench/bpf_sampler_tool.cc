@@ -5,6 +5,11 @@
 //
 //   pathwise_bpf_tool [--duration=S] [--interval=S] [--bpf_stats]
 //                     [--force_own_start] [--no_nvme] [--ready_file=PATH]
+//   pathwise_bpf_tool --nop_calibration [--duration=S] [--ready_file=PATH]
+//     attaches empty programs to the same tracepoints instead, and prints
+//     their bpf_stats (the cost of run-time accounting itself).
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "bpf_nop.skel.h"
 #include "collectors/bpf_sampler.h"
 
 namespace {
@@ -30,6 +36,7 @@ struct Args {
   double duration = 0;  // 0: until signalled
   double interval = 1;
   std::string ready_file;
+  bool nop_calibration = false;
   SamplerOptions options;
 };
 
@@ -55,6 +62,8 @@ bool ParseArgs(int argc, char** argv, Args* a) {
       a->options.enable_bpf_stats = true;
     } else if (arg == "--force_own_start") {
       a->options.force_own_start = true;
+    } else if (arg == "--nop_calibration") {
+      a->nop_calibration = true;
     } else if (arg == "--no_nvme") {
       a->options.nvme = false;
     } else {
@@ -156,6 +165,36 @@ double Now() {
   return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
+int NopCalibration(const Args& args, sigset_t* set) {
+  bpf_nop* skel = bpf_nop__open_and_load();
+  if (!skel || bpf_nop__attach(skel) != 0) {
+    std::fprintf(stderr,
+                 "pathwise_bpf_tool: cannot load/attach nop programs\n");
+    if (skel) bpf_nop__destroy(skel);
+    return 1;
+  }
+  if (!args.ready_file.empty()) std::ofstream(args.ready_file) << "ready\n";
+  if (args.duration > 0) {
+    timespec ts{static_cast<time_t>(args.duration), 0};
+    sigtimedwait(set, nullptr, &ts);
+  } else {
+    int sig;
+    sigwait(set, &sig);
+  }
+  for (bpf_program* p : {skel->progs.pw_nop_issue, skel->progs.pw_nop_done}) {
+    bpf_prog_info info = {};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+      std::printf("prog %s %s id=%u run_time_ns=%llu run_cnt=%llu\n", info.name,
+                  bpf_program__section_name(p), info.id,
+                  (unsigned long long)info.run_time_ns,
+                  (unsigned long long)info.run_cnt);
+    }
+  }
+  bpf_nop__destroy(skel);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +206,7 @@ int main(int argc, char** argv) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_BLOCK, &set, nullptr);
+  if (args.nop_calibration) return NopCalibration(args, &set);
 
   auto sampler = BpfSampler::Create(args.options);
   if (!sampler.ok()) {

@@ -35,7 +35,6 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
                                                   int error,
                                                   unsigned int nr_bytes) {
   struct request_queue *q = PW_RD(rq, q);
-  struct pw_counters *cnt;
   struct pw_io_val *v;
   struct pw_io_key k;
   struct gendisk *disk;
@@ -60,8 +59,6 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
     return 0;
   }
 
-  cnt = pw_cnt();
-  if (!cnt) return 0; /* cannot happen: single-slot array */
   own = force_own_start || cls == PW_OP_PASSTHRU ||
         !(PW_RD(rq, rq_flags) & rqf_stats_mask);
   if (own) {
@@ -85,29 +82,29 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
     if (pv)
       pv->failovers++;
     else
-      cnt->v[PW_CNT_DROP_PATH_FULL]++;
+      pw_cnt_inc(PW_CNT_DROP_PATH_FULL);
     return 0;
   }
 
   if (!start) {
     /* Issued before pathwise attached, or never issued to the device
      * (e.g. the original request of an empty flush sequence). */
-    cnt->v[PW_CNT_DROP_NO_START]++;
+    pw_cnt_inc(PW_CNT_DROP_NO_START);
     return 0;
   }
-  cnt->v[own ? PW_CNT_START_OWN : PW_CNT_START_KERNEL]++;
 
   now = bpf_ktime_get_ns();
   lat = now > start ? now - start : 0;
   v = pw_lookup_or_init(&pw_io, &k, &pw_zero_io);
   if (!v) {
-    cnt->v[PW_CNT_DROP_IO_FULL]++;
+    pw_cnt_inc(PW_CNT_DROP_IO_FULL);
     return 0;
   }
   v->count++;
   v->bytes += nr_bytes;
   v->lat_sum_ns += lat;
   if (error) v->errors++;
+  if (own) v->own_start++;
   idx = pw_hist_bucket(lat);
   barrier_var(idx); /* keep the bound check for the verifier */
   if (idx < PW_HIST_BUCKETS) v->buckets[idx]++;

@@ -58,6 +58,8 @@ struct pw_io_val {
   __u64 bytes;      /* bytes completed (partial completions included) */
   __u64 lat_sum_ns; /* sum of issue->completion latencies of `count` */
   __u64 errors;     /* completions with a non-zero blk_status_t */
+  __u64 own_start;  /* of `count`, latencies from pathwise's own issue
+                       stamp; the rest used rq->io_start_time_ns */
   __u64 buckets[PW_HIST_BUCKETS]; /* non-cumulative; sum == count */
 };
 
@@ -82,15 +84,13 @@ struct pw_path_val {
 
 /* Kernel-side event counters (single per-CPU array slot). */
 enum pw_counter {
-  PW_CNT_START_KERNEL = 0,   /* latency from rq->io_start_time_ns */
-  PW_CNT_START_OWN = 1,      /* latency from pathwise's own issue stamp */
-  PW_CNT_DROP_START_FULL = 2, /* own issue stamp: start map full */
-  PW_CNT_DROP_NO_START = 3,   /* completion without any start time */
-  PW_CNT_DROP_IO_FULL = 4,    /* I/O aggregation map full */
-  PW_CNT_DROP_PATH_FULL = 5,  /* path map full (block program) */
-  PW_CNT_DROP_NVME_PATH_FULL = 6, /* path map full (nvme program) */
-  PW_CNT_NVME_NO_DISK = 7,    /* nvme_complete_rq without a disk (admin) */
-  PW_CNT_COUNT = 8,
+  PW_CNT_DROP_START_FULL = 0,     /* own issue stamp: start map full */
+  PW_CNT_DROP_NO_START = 1,       /* completion without any start time */
+  PW_CNT_DROP_IO_FULL = 2,        /* I/O aggregation map full */
+  PW_CNT_DROP_PATH_FULL = 3,      /* path map full (block program) */
+  PW_CNT_DROP_NVME_PATH_FULL = 4, /* path map full (nvme program) */
+  PW_CNT_NVME_NO_DISK = 5, /* nvme_complete_rq without a disk (admin) */
+  PW_CNT_COUNT = 6,
 };
 
 struct pw_counters {

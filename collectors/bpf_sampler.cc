@@ -468,6 +468,7 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
   snap.nvme_status_message = im.nvme_message;
   snap.bpf_stats_enabled = im.stats_fd >= 0 || ReadBpfStatsSysctl();
 
+  uint64_t own_start = 0, kernel_start = 0;
   absl::Status st = ForEachPerCpu<pw_io_key, pw_io_val>(
       bpf_map__fd(im.block->maps.pw_io), im.ncpus,
       [&](const pw_io_key& k, const std::vector<pw_io_val>& vals) {
@@ -479,6 +480,8 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
           d.stats.bytes += v.bytes;
           d.stats.latency_sum_ns += v.lat_sum_ns;
           d.stats.errors += v.errors;
+          own_start += v.own_start;
+          kernel_start += v.count - v.own_start;
           for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
             d.stats.latency.AddToBucket(i, v.buckets[i]);
           }
@@ -523,8 +526,8 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
     for (const pw_counters& c : vals) {
       for (int i = 0; i < PW_CNT_COUNT; ++i) sum.v[i] += c.v[i];
     }
-    snap.start_from_kernel = sum.v[PW_CNT_START_KERNEL];
-    snap.start_from_own = sum.v[PW_CNT_START_OWN];
+    snap.start_from_kernel = kernel_start;
+    snap.start_from_own = own_start;
     snap.nvme_no_disk = sum.v[PW_CNT_NVME_NO_DISK];
     auto drop = [&](DropReason r) -> uint64_t& {
       return snap.dropped[static_cast<size_t>(r)];

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# BPF sampler overhead benchmark (issue 4).
+#
+# Workload: a loop device on a file in tmpfs, fio randread 4k, QD 32,
+# io_uring, fixed time. Measured in one run of this script:
+#   1. IOPS without sampling / with pathwise sampling / with Debian's
+#      libbpf-tools biolatency, interleaved over several rounds
+#      (kernel.bpf_stats_enabled off, as in production).
+#   2. ns per I/O of all attached BPF programs (bpf_prog_info run_time_ns
+#      with kernel.bpf_stats_enabled=1) for pathwise (kernel start time,
+#      the default; and its own-start-stamp mode) and for biolatency.
+#   3. The pathwise sampler process' CPU and RSS while the workload runs
+#      (it reads all maps every second, as the agent does).
+# Results go to bench/results/bpf_overhead.txt (or $OUT).
+#
+# Usage: bench/bpf_overhead.sh [BUILD_DIR]   (default: build)
+# Env:   RUNTIME (s, default 5), ROUNDS (default 12), OUT, FILE_MB (512)
+#
+# IOPS on a small VM vary by several % from run to run; the ratio is the
+# median over rounds of (config IOPS / the same round's no-sampling IOPS).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${1:-$root/build}
+tool=$build/bpf/pathwise_bpf_tool
+RUNTIME=${RUNTIME:-5}
+ROUNDS=${ROUNDS:-12}
+FILE_MB=${FILE_MB:-512}
+OUT=${OUT:-$here/results/bpf_overhead.txt}
+BIOLATENCY=/usr/sbin/biolatency
+
+die() { echo "bpf_overhead: $*" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || die "needs root"
+[[ -x $tool ]] || die "$tool not built (ninja -C $build pathwise_bpf_tool)"
+[[ -x $BIOLATENCY ]] || die "$BIOLATENCY missing (apt-get install libbpf-tools)"
+for c in fio losetup jq bpftool; do
+  command -v "$c" >/dev/null || die "$c missing"
+done
+
+work=$(mktemp -d /tmp/pathwise-bench.XXXXXX)
+loop=""
+bg_pid=""
+cleanup() {
+  [[ -n $bg_pid ]] && kill "$bg_pid" 2>/dev/null && wait "$bg_pid" 2>/dev/null
+  [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
+  umount "$work/tmpfs" 2>/dev/null || true
+  rm -rf "$work"
+  sysctl -q kernel.bpf_stats_enabled="${stats_before:-0}" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+stats_before=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q kernel.bpf_stats_enabled=0
+
+mkdir -p "$work/tmpfs"
+mount -t tmpfs -o size=$((FILE_MB + 64))M tmpfs "$work/tmpfs"
+fallocate -l ${FILE_MB}M "$work/tmpfs/backing.img"
+loop=$(losetup --find --show --direct-io=on "$work/tmpfs/backing.img" 2>/dev/null) ||
+  loop=$(losetup --find --show "$work/tmpfs/backing.img")
+dio=$(cat /sys/block/${loop#/dev/}/loop/dio 2>/dev/null || echo "?")
+# Fill it so reads hit real pages.
+dd if=/dev/zero of="$loop" bs=1M count=$FILE_MB oflag=direct status=none
+
+fio_iops() {  # -> IOPS of one fixed-time run
+  fio --name=bench --filename="$loop" --rw=randread --bs=4k --direct=1 \
+    --ioengine=io_uring --iodepth=32 --numjobs=1 --time_based \
+    --runtime="$RUNTIME" --ramp_time=1 --randrepeat=0 \
+    --output-format=json | jq '.jobs[0].read.iops'
+}
+
+start_bg() {  # start_bg READY_FILE CMD... ; waits until READY_FILE exists
+  local ready=$1; shift
+  rm -f "$ready"
+  "$@" >"$work/bg.out" 2>"$work/bg.err" &
+  bg_pid=$!
+  for _ in $(seq 1 100); do
+    [[ -e $ready ]] && return 0
+    kill -0 "$bg_pid" 2>/dev/null || { cat "$work/bg.err" >&2; die "$1 exited"; }
+    sleep 0.1
+  done
+  die "$1 did not get ready"
+}
+
+stop_bg() {
+  kill -INT "$bg_pid" 2>/dev/null || true
+  wait "$bg_pid" 2>/dev/null || true
+  bg_pid=""
+}
+
+# biolatency has no readiness signal, and bpftool here does not show the
+# owning pids: its programs are the ones that appear after it starts (not
+# named pw_*, which are pathwise's).
+prog_ids() { bpftool -j prog show | jq -r '.[] | select(.name | startswith("pw_") | not) | .id' | sort -n; }
+start_biolatency() {
+  prog_ids >"$work/ids.before"
+  "$BIOLATENCY" >"$work/bg.out" 2>"$work/bg.err" &
+  bg_pid=$!
+  for _ in $(seq 1 100); do
+    prog_ids | comm -13 "$work/ids.before" - >"$work/bio.ids"
+    # issue + complete attached (its output is block-buffered: no banner).
+    if (($(wc -l <"$work/bio.ids") >= 2)); then sleep 0.5; return 0; fi
+    kill -0 "$bg_pid" 2>/dev/null || { cat "$work/bg.err" >&2; die "biolatency exited"; }
+    sleep 0.1
+  done
+  die "biolatency did not load"
+}
+
+# "run_time_ns run_cnt_of_completion_programs" over the ids in FILE.
+prog_stats_of_ids() {
+  bpftool -j prog show | jq -r --slurpfile ids <(jq -s . "$1") '
+    [.[] | select(.id as $i | $ids[0] | index($i))] as $ps
+    | ($ps | map(.run_time_ns // 0) | add) as $ns
+    | ($ps | map(select(.name | test("complete"))) | map(.run_cnt // 0) | add) as $done
+    | "\($ns) \($done)"'
+}
+
+mean() { awk '{s+=$1; n++} END {printf "%.1f", s/n}'; }
+stdev() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=q/n-m*m; if (v<0) v=0; printf "%.1f", sqrt(v)}'; }
+
+echo "warming up..." >&2
+RUNTIME_SAVE=$RUNTIME; RUNTIME=3; fio_iops >/dev/null; RUNTIME=$RUNTIME_SAVE
+
+: >"$work/base"; : >"$work/pw"; : >"$work/bio"; : >"$work/pw_self"
+for r in $(seq 1 "$ROUNDS"); do
+  echo "round $r/$ROUNDS" >&2
+  fio_iops >>"$work/base"
+  start_bg "$work/ready" "$tool" --no_nvme --interval=1 --ready_file="$work/ready"
+  fio_iops >>"$work/pw"
+  stop_bg
+  grep '^self ' "$work/bg.out" >>"$work/pw_self"
+  start_biolatency
+  fio_iops >>"$work/bio"
+  stop_bg
+done
+
+# ns per I/O with kernel.bpf_stats_enabled=1.
+sysctl -q kernel.bpf_stats_enabled=1
+start_bg "$work/ready" "$tool" --no_nvme --interval=1 --ready_file="$work/ready"
+pw_stats_iops=$(fio_iops)
+stop_bg
+cp "$work/bg.out" "$work/pw_stats.out"
+start_bg "$work/ready" "$tool" --no_nvme --force_own_start --interval=1 --ready_file="$work/ready"
+pw_own_iops=$(fio_iops)
+stop_bg
+cp "$work/bg.out" "$work/pw_own.out"
+start_bg "$work/ready" "$tool" --nop_calibration --ready_file="$work/ready"
+nop_iops=$(fio_iops)
+stop_bg
+cp "$work/bg.out" "$work/nop.out"
+start_biolatency
+bio_stats_iops=$(fio_iops)
+read -r bio_ns bio_done < <(prog_stats_of_ids "$work/bio.ids")
+bio_names=$(bpftool -j prog show | jq -r --slurpfile ids <(jq -s . "$work/bio.ids") \
+  '[.[] | select(.id as $i | $ids[0] | index($i)) | .name] | join(",")')
+stop_bg
+sysctl -q kernel.bpf_stats_enabled=0
+
+pw_ns_per_io() {  # FILE -> "ns_per_io total_ns completions"
+  awk '
+    /^prog / {
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^run_time_ns=/) { split($i, a, "="); ns += a[2] }
+        if ($i ~ /^run_cnt=/) { split($i, b, "="); if ($2 ~ /^pw_done/) done += b[2] }
+      }
+    }
+    END { printf "%.1f %d %d\n", (done ? ns / done : 0), ns, done }' "$1"
+}
+read -r pw_nsio pw_ns pw_done < <(pw_ns_per_io "$work/pw_stats.out")
+read -r own_nsio own_ns own_done < <(pw_ns_per_io "$work/pw_own.out")
+bio_nsio=$(awk -v n="$bio_ns" -v d="$bio_done" 'BEGIN { printf "%.1f", d ? n / d : 0 }')
+# Floor: what bpf_stats accounting costs for an empty issue + complete pair.
+floor=$(awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$work/nop.out")
+net() { awk -v a="$1" -v f="$floor" 'BEGIN { printf "%.1f", a - f }'; }
+pw_net=$(net "$pw_nsio"); own_net=$(net "$own_nsio"); bio_net=$(net "$bio_nsio")
+vs_bio_net=$(awk -v a="$pw_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+
+base_mean=$(mean <"$work/base"); base_sd=$(stdev <"$work/base")
+pw_mean=$(mean <"$work/pw"); pw_sd=$(stdev <"$work/pw")
+bio_mean=$(mean <"$work/bio"); bio_sd=$(stdev <"$work/bio")
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) printf "%.4f", v[(NR+1)/2]; else printf "%.4f", (v[NR/2]+v[NR/2+1])/2}'; }
+ratio=$(paste "$work/pw" "$work/base" | awk '{print $1/$2}' | median)
+bio_ratio=$(paste "$work/bio" "$work/base" | awk '{print $1/$2}' | median)
+ratio_of_means=$(awk -v a="$pw_mean" -v b="$base_mean" 'BEGIN { printf "%.4f", a / b }')
+vs_bio=$(awk -v a="$pw_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+cpu_pct=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^cpu_pct=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | mean)
+rss_kb=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^max_rss_kb=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | sort -n | tail -1)
+mode=$(awk '/^mode /{print $2}' "$work/pw_stats.out")
+verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? (v >= g) : (v <= g); print ok ? "met" : "MISSED" }'; }
+
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "# pathwise BPF sampler overhead (bench/bpf_overhead.sh)"
+  echo "date:        $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "kernel:      $(uname -r)"
+  echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') x $(nproc)"
+  echo "pathwise:    $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), block programs via $mode"
+  echo "biolatency:  $BIOLATENCY (Debian libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null || echo '?'))"
+  echo "workload:    fio randread 4k QD32 io_uring, ${RUNTIME}s x ${ROUNDS} rounds per config, loop device on tmpfs (dio=$dio), ${FILE_MB} MiB"
+  echo
+  echo "## IOPS (kernel.bpf_stats_enabled=0), interleaved rounds"
+  echo "no sampling:          mean $base_mean  sd $base_sd   runs: $(tr '\n' ' ' <"$work/base")"
+  echo "pathwise:             mean $pw_mean  sd $pw_sd   runs: $(tr '\n' ' ' <"$work/pw")"
+  echo "biolatency:           mean $bio_mean  sd $bio_sd   runs: $(tr '\n' ' ' <"$work/bio")"
+  echo "pathwise/none ratio:  median of per-round ratios $ratio, ratio of means $ratio_of_means   (goal >= 0.99: $(verdict "$ratio" 0.99 '>='))"
+  echo "biolatency/none:      median of per-round ratios $bio_ratio"
+  echo
+  echo "## BPF program cost (kernel.bpf_stats_enabled=1): sum of run_time_ns of all"
+  echo "## programs / completions. 'raw' is what bpf_stats reports; 'net' subtracts"
+  echo "## the accounting floor measured with empty programs on the same tracepoints."
+  echo "accounting floor (empty issue+complete pair): $floor ns/IO   (IOPS under stats $nop_iops)"
+  echo "pathwise (kernel start time, default): raw $pw_nsio  net $pw_net ns/IO   ($pw_ns ns over $pw_done I/Os; IOPS under stats $pw_stats_iops)"
+  echo "pathwise (own start stamp, forced):    raw $own_nsio  net $own_net ns/IO   ($own_ns ns over $own_done I/Os; IOPS under stats $pw_own_iops)"
+  echo "biolatency:                            raw $bio_nsio  net $bio_net ns/IO   ($bio_ns ns over $bio_done I/Os; IOPS under stats $bio_stats_iops; programs $bio_names)"
+  echo "pathwise/biolatency:  raw $vs_bio  net $vs_bio_net   (goal <= 0.5: raw $(verdict "$vs_bio" 0.5 '<='), net $(verdict "$vs_bio_net" 0.5 '<='))"
+  echo "pathwise ns/IO:       raw $pw_nsio  net $pw_net   (goal <= 100: raw $(verdict "$pw_nsio" 100 '<='), net $(verdict "$pw_net" 100 '<='))"
+  echo
+  echo "## pathwise sampler process (reads all maps every 1 s)"
+  echo "cpu:  ${cpu_pct}% of one CPU (mean over rounds)"
+  echo "rss:  ${rss_kb} kB (max)"
+  echo
+  echo "## raw pathwise tool output (bpf_stats run)"
+  sed 's/^/  /' "$work/pw_stats.out"
+} >"$OUT"
+cat "$OUT"
