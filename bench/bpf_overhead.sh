@@ -42,7 +42,11 @@ work=$(mktemp -d /tmp/pathwise-bench.XXXXXX)
 loop=""
 bg_pid=""
 cleanup() {
-  [[ -n $bg_pid ]] && kill "$bg_pid" 2>/dev/null && wait "$bg_pid" 2>/dev/null
+  set +e  # run every step even if one fails
+  if [[ -n $bg_pid ]]; then
+    kill -INT "$bg_pid" 2>/dev/null
+    wait "$bg_pid" 2>/dev/null
+  fi
   [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null
   umount "$work/tmpfs" 2>/dev/null || true
   rm -rf "$work"
