@@ -12,6 +12,8 @@
 #   TB_NGS     (/dev/ng0n1 /dev/ng1n1) per-path generic devices, multipath off
 #   TB_CTRLS   (nvme0 nvme1)          controllers, index order
 #   TB_OUT     /tb/out: files written here are copied to the host's --out
+#   TB_SHARE   /share: the host's --share directory, live and read-write
+#              (empty without --share)
 # An entry of TB_PATHS/TB_CTRLS is empty while its controller is disconnected.
 
 TB_NQN=${TB_NQN:-nqn.2026-11.io.pathwise:testbed}
@@ -98,6 +100,7 @@ tb_refresh() {
     for d in /sys/class/nvme-subsystem/*; do
       [[ -e $d/$c ]] && TB_SUBSYS=${d##*/} && break
     done
+    [[ -n $TB_SUBSYS ]] && TB_NQN=$(cat "/sys/class/nvme-subsystem/$TB_SUBSYS/subsysnqn")
     break
   done
   if [[ $TB_MULTIPATH == on && -n $TB_SUBSYS ]]; then
