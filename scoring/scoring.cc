@@ -1,0 +1,242 @@
+#include "scoring/scoring.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <unordered_map>
+
+namespace pathwise::scoring {
+
+bool IsUsable(std::string_view ana_state, std::string_view controller_state) {
+  const bool live = controller_state.empty() || controller_state == "live";
+  const bool ana_ok = ana_state.empty() || ana_state == "optimized" ||
+                      ana_state == "non-optimized";
+  return live && ana_ok;
+}
+
+uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift) {
+  // unsigned __int128 keeps old * (2^shift - 1) exact for any shift <= 63.
+  const unsigned __int128 mult =
+      (static_cast<unsigned __int128>(1) << shift) - 1;
+  const unsigned __int128 sum =
+      static_cast<unsigned __int128>(old_ewma) * mult +
+      static_cast<unsigned __int128>(sample);
+  return static_cast<uint64_t>(sum >> shift);
+}
+
+std::vector<uint32_t> ComputeWeights(
+    const std::vector<std::optional<uint64_t>>& ewma,
+    const std::vector<bool>& usable) {
+  const size_t n = ewma.size();
+  std::vector<uint32_t> weights(n, 0);
+  std::vector<double> scores(n, 0.0);
+  double best = 0;
+  int usable_count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!usable[i]) continue;
+    ++usable_count;
+    if (ewma[i].has_value()) {
+      scores[i] = 1e9 / static_cast<double>(std::max<uint64_t>(*ewma[i], 1));
+      best = std::max(best, scores[i]);
+    }
+  }
+  if (usable_count == 0) return weights;
+  if (best == 0) {  // no evidence: share equally
+    for (size_t i = 0; i < n; ++i) {
+      if (usable[i]) {
+        weights[i] = std::max<uint32_t>(kMaxWeight / usable_count, 1);
+      }
+    }
+    return weights;
+  }
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!usable[i]) continue;
+    if (!ewma[i].has_value()) scores[i] = best;  // optimistic: probe it
+    total += scores[i];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!usable[i]) continue;
+    const auto w = static_cast<uint32_t>(scores[i] * kMaxWeight / total);
+    weights[i] = std::max<uint32_t>(w, 1);
+  }
+  return weights;
+}
+
+void HeadScorer::Update(const std::vector<PathWindow>& window) {
+  ++windows_;
+  // Carry state over by path name; drop paths that vanished.
+  std::unordered_map<std::string, PathScore> old;
+  for (PathScore& p : paths_) old.emplace(p.path, std::move(p));
+  std::vector<PathScore> next;
+  next.reserve(window.size());
+  for (const PathWindow& w : window) {
+    PathScore p;
+    if (auto it = old.find(w.path); it != old.end()) {
+      p = std::move(it->second);
+    } else {
+      p.path = w.path;
+    }
+    p.usable = w.usable;
+    p.numa_node = w.numa_node;
+    bool any_sample = false;
+    for (int g = 0; g < kOpGroups; ++g) {
+      const OpSample& s = w.ops[g];
+      if (s.count > 0) {
+        const uint64_t mean = s.latency_sum_ns / s.count;
+        p.ewma_ns[g] = p.ewma_ns[g].has_value()
+                           ? EwmaStep(*p.ewma_ns[g], mean, config_.ewma_shift)
+                           : mean;
+        p.age_windows[g] = 0;
+        any_sample = true;
+      } else if (p.age_windows[g].has_value()) {
+        ++*p.age_windows[g];
+      }
+    }
+    if (any_sample) {
+      p.sample_age_windows = 0;
+    } else if (p.sample_age_windows.has_value()) {
+      ++*p.sample_age_windows;
+    }
+    next.push_back(std::move(p));
+  }
+  paths_ = std::move(next);
+
+  // Weights and relative scores per op group.
+  const size_t n = paths_.size();
+  std::vector<bool> usable(n);
+  for (size_t i = 0; i < n; ++i) usable[i] = paths_[i].usable;
+  std::array<std::optional<uint64_t>, kOpGroups> best;
+  for (int g = 0; g < kOpGroups; ++g) {
+    std::vector<std::optional<uint64_t>> ewma(n);
+    for (size_t i = 0; i < n; ++i) {
+      ewma[i] = paths_[i].ewma_ns[g];
+      if (usable[i] && ewma[i].has_value() &&
+          (!best[g].has_value() || *ewma[i] < *best[g])) {
+        best[g] = *ewma[i];
+      }
+    }
+    const std::vector<uint32_t> weights = ComputeWeights(ewma, usable);
+    for (size_t i = 0; i < n; ++i) {
+      PathScore& p = paths_[i];
+      p.weight[g] = weights[i];
+      if (best[g].has_value() && p.ewma_ns[g].has_value()) {
+        p.score[g] = 100.0 * static_cast<double>(*best[g]) /
+                     static_cast<double>(std::max<uint64_t>(*p.ewma_ns[g], 1));
+      } else {
+        p.score[g].reset();
+      }
+    }
+  }
+
+  // Health.
+  for (size_t i = 0; i < n; ++i) {
+    PathScore& p = paths_[i];
+    const PathWindow& w = window[i];
+    bool over_ratio = false;
+    for (int g = 0; g < kOpGroups; ++g) {
+      if (p.usable && best[g].has_value() && p.ewma_ns[g].has_value() &&
+          static_cast<double>(*p.ewma_ns[g]) >=
+              config_.degraded_ratio * static_cast<double>(*best[g])) {
+        over_ratio = true;
+      }
+    }
+    p.bad_streak = over_ratio ? p.bad_streak + 1 : 0;
+    const bool errors = w.failovers > 0 || w.errors > 0;
+    const bool clean = p.usable && !over_ratio && !errors;
+    p.clean_streak = clean ? p.clean_streak + 1 : 0;
+
+    const bool was_bad =
+        p.health == Health::kDegraded || p.health == Health::kFailed;
+    if (!p.usable) {
+      p.health = Health::kFailed;
+    } else if (errors || p.bad_streak >= config_.degraded_windows ||
+               (was_bad && p.clean_streak < config_.recover_windows)) {
+      p.health = Health::kDegraded;
+    } else if (p.sample_age_windows.value_or(windows_) >=
+               static_cast<uint64_t>(config_.idle_windows)) {
+      p.health = Health::kIdle;
+    } else {
+      p.health = Health::kHealthy;
+    }
+  }
+}
+
+const PathScore* HeadScorer::Find(std::string_view path) const {
+  for (const PathScore& p : paths_) {
+    if (p.path == path) return &p;
+  }
+  return nullptr;
+}
+
+HeadSummary HeadScorer::Summary() const {
+  HeadSummary s;
+  for (const PathScore& p : paths_) {
+    ++s.paths_by_state[static_cast<int>(p.health)];
+    if (p.usable) ++s.usable_paths;
+  }
+  for (int g = 0; g < kOpGroups; ++g) {
+    std::optional<uint64_t> lo, hi;
+    int with = 0;
+    for (const PathScore& p : paths_) {
+      if (!p.usable || !p.ewma_ns[g].has_value()) continue;
+      ++with;
+      const uint64_t e = *p.ewma_ns[g];
+      if (!lo.has_value() || e < *lo) lo = e;
+      if (!hi.has_value() || e > *hi) hi = e;
+    }
+    if (with >= 2) {
+      s.imbalance[g] = static_cast<double>(*hi) /
+                       static_cast<double>(std::max<uint64_t>(*lo, 1));
+      s.imbalance_ratio =
+          std::max(s.imbalance_ratio.value_or(0.0), *s.imbalance[g]);
+    }
+  }
+  return s;
+}
+
+Advice Advise(const AdvisorInput& input, const Config& config) {
+  const std::string keep =
+      input.current_iopolicy.empty() ? "numa" : input.current_iopolicy;
+  bool multi = false, evidence = false, asymmetric = false;
+  std::string why;
+  std::set<int> nodes;
+  for (const HeadScorer* head : input.heads) {
+    if (head == nullptr) continue;
+    const HeadSummary s = head->Summary();
+    if (s.usable_paths < 2) continue;
+    multi = true;
+    for (const PathScore& p : head->paths()) {
+      if (!p.usable) continue;
+      if (p.numa_node >= 0) nodes.insert(p.numa_node);
+      if (p.health == Health::kDegraded && !asymmetric) {
+        asymmetric = true;
+        why = "path " + p.path + " is degraded";
+      }
+    }
+    if (s.imbalance_ratio.has_value()) {
+      evidence = true;
+      if (*s.imbalance_ratio >= config.asymmetric_ratio && !asymmetric) {
+        asymmetric = true;
+        char buf[64];
+        std::snprintf(buf, sizeof(buf), "%.2f", *s.imbalance_ratio);
+        why = "latency imbalance " + std::string(buf);
+      }
+    }
+  }
+  if (!multi) return {keep, "no head has two usable paths"};
+  if (asymmetric) {
+    if (input.kernel_has_queue_depth) {
+      return {"queue-depth", "asymmetric paths: " + why};
+    }
+    return {"round-robin",
+            "asymmetric paths: " + why + "; kernel has no queue-depth"};
+  }
+  if (!evidence) return {keep, "no latency evidence yet"};
+  if (nodes.size() > 1) {
+    return {"numa", "symmetric paths on several NUMA nodes"};
+  }
+  return {"round-robin", "symmetric paths"};
+}
+
+}  // namespace pathwise::scoring

@@ -1,0 +1,186 @@
+// Path scoring: per-path latency EWMA, weights, health and an iopolicy
+// advisor. Pure logic: no I/O, no clock, no globals. The agent feeds it once
+// per collection window; `pathwise lab`'s "pathwise" policy feeds it once per
+// simulated window. Both use this code, not a copy.
+//
+// The maths follow the kernel's proposed latency iopolicy (linux-nvme,
+// "nvme-multipath: introduce latency I/O policy", v8):
+//
+//   EWMA (per path, per op group, integer nanoseconds):
+//     window mean  m = latency_sum_ns / count           (count > 0)
+//     first sample   ewma = m
+//     later          ewma = (ewma * ((1 << shift) - 1) + m) >> shift
+//     no samples     ewma unchanged; the path's sample age grows by one window
+//   score  = 1e9 / ewma_ns                              (a rate: "I/Os per s")
+//   weight = floor(score * 64 / sum of scores of the head's usable paths),
+//            at least 1 for a usable path (every path is still probed),
+//            0 for a path that is not usable.
+//   A usable path with no EWMA yet in an op group is scored like the best
+//   known sibling (optimistic: it gets traffic, so it gets measured). With no
+//   EWMA at all in the group, the usable paths share 64 equally.
+//
+// Health (per path, evaluated at the end of each window, in this order):
+//   failed    the path is not usable (see IsUsable: ANA inaccessible,
+//             persistent-loss or change, or its controller is not live).
+//   degraded  (a) in some op group its EWMA >= degraded_ratio x the best
+//             usable sibling's EWMA for degraded_windows consecutive windows,
+//             or (b) failovers or path errors occurred in this window.
+//             Once degraded (or failed), a path stays degraded until
+//             recover_windows consecutive clean windows (usable, neither (a)'s
+//             condition nor (b)) have passed. This is the hysteresis: a path
+//             alternating good and bad windows stays degraded.
+//   idle      usable, not degraded, and no samples for idle_windows windows.
+//   healthy   otherwise.
+//
+// Advisor (per subsystem; see Advise() and docs/scoring.md):
+//   1. No head with two usable paths, or no latency evidence yet: keep the
+//      current iopolicy (numa if unknown): there is nothing to balance.
+//   2. Asymmetric (some head has a degraded usable path, or a latency
+//      imbalance >= asymmetric_ratio in some op group): queue-depth if the
+//      kernel has it (Linux >= 6.11), else round-robin (it halves the damage
+//      of a slow path that numa might pin every CPU to).
+//   3. Symmetric: numa when the paths sit on more than one NUMA node (it
+//      keeps I/O local), else round-robin.
+//   The seed's characterisation: round-robin is for symmetric paths,
+//   queue-depth for asymmetric ones.
+#ifndef PATHWISE_SCORING_SCORING_H_
+#define PATHWISE_SCORING_SCORING_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pathwise::scoring {
+
+// The seed's op groups: read, write, everything else (flush, discard, ...).
+enum class OpGroup : uint8_t { kRead = 0, kWrite = 1, kOther = 2 };
+inline constexpr int kOpGroups = 3;
+inline constexpr std::array<std::string_view, kOpGroups> kOpGroupNames = {
+    "read", "write", "other"};
+inline std::string_view OpGroupName(OpGroup g) {
+  return kOpGroupNames[static_cast<int>(g)];
+}
+
+enum class Health : uint8_t { kHealthy, kDegraded, kFailed, kIdle };
+inline constexpr int kHealthStates = 4;
+inline constexpr std::array<std::string_view, kHealthStates> kHealthNames = {
+    "healthy", "degraded", "failed", "idle"};
+inline std::string_view HealthName(Health h) {
+  return kHealthNames[static_cast<int>(h)];
+}
+
+inline constexpr uint32_t kMaxWeight = 64;
+
+struct Config {
+  int ewma_shift = 3;           // 7/8 old, 1/8 new
+  double degraded_ratio = 3.0;  // EWMA vs best usable sibling
+  int degraded_windows = 2;     // consecutive windows over the ratio
+  int idle_windows = 10;        // windows without samples -> idle
+  int recover_windows = 5;      // clean windows to leave degraded/failed
+  // Advisor: a head whose worst/best usable EWMA reaches this is asymmetric.
+  double asymmetric_ratio = 1.5;
+};
+
+// One op group's successful I/Os in one window.
+struct OpSample {
+  uint64_t count = 0;
+  uint64_t latency_sum_ns = 0;
+};
+
+// What the caller observed for one path during one window.
+struct PathWindow {
+  std::string path;  // key, e.g. nvme0c1n1
+  std::array<OpSample, kOpGroups> ops;
+  bool usable = true;      // see IsUsable()
+  uint64_t failovers = 0;  // in this window
+  uint64_t errors = 0;     // path errors in this window
+  int numa_node = -1;      // for the advisor; -1 unknown
+};
+
+// A path is usable when its controller is live and its ANA state allows I/O:
+// optimized or non-optimized, as the kernel's path selectors require ("" =
+// unknown counts as usable, e.g. a controller without ANA; an unknown
+// controller state "" counts as live).
+bool IsUsable(std::string_view ana_state, std::string_view controller_state);
+
+// The EWMA step, exposed for tests: returns the new EWMA.
+uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift);
+
+// Weights for a set of paths of one head in one op group. `ewma[i]` is
+// nullopt when path i has no EWMA; `usable[i]` false gives weight 0.
+std::vector<uint32_t> ComputeWeights(
+    const std::vector<std::optional<uint64_t>>& ewma,
+    const std::vector<bool>& usable);
+
+struct PathScore {
+  std::string path;
+  bool usable = true;
+  Health health = Health::kHealthy;
+  int numa_node = -1;
+  std::array<std::optional<uint64_t>, kOpGroups> ewma_ns;
+  std::array<uint32_t, kOpGroups> weight = {0, 0, 0};
+  // 100 x best usable sibling's EWMA / this EWMA (100 = the best path);
+  // nullopt without an EWMA or without a usable sibling with one.
+  std::array<std::optional<double>, kOpGroups> score;
+  // Windows since the last sample, per op group (nullopt: never sampled),
+  // and over all groups.
+  std::array<std::optional<uint64_t>, kOpGroups> age_windows;
+  std::optional<uint64_t> sample_age_windows;
+
+  // Hysteresis bookkeeping.
+  int bad_streak = 0;    // consecutive windows over the ratio
+  int clean_streak = 0;  // consecutive clean windows
+};
+
+struct HeadSummary {
+  std::array<int, kHealthStates> paths_by_state = {0, 0, 0, 0};
+  // Worst usable EWMA / best usable EWMA per op group (nullopt with fewer
+  // than two usable paths that have an EWMA), and the largest of them.
+  std::array<std::optional<double>, kOpGroups> imbalance;
+  std::optional<double> imbalance_ratio;
+  int usable_paths = 0;
+};
+
+// The scoring state of one multipath head. Feed Update() once per window
+// with every path of the head; paths not listed are forgotten.
+class HeadScorer {
+ public:
+  explicit HeadScorer(Config config = {}) : config_(config) {}
+
+  void Update(const std::vector<PathWindow>& window);
+
+  const std::vector<PathScore>& paths() const { return paths_; }
+  const PathScore* Find(std::string_view path) const;
+  HeadSummary Summary() const;
+  uint64_t windows() const { return windows_; }
+  const Config& config() const { return config_; }
+
+ private:
+  Config config_;
+  std::vector<PathScore> paths_;  // in the caller's order
+  uint64_t windows_ = 0;
+};
+
+struct AdvisorInput {
+  std::string current_iopolicy;  // "" unknown
+  bool kernel_has_queue_depth = true;
+  std::vector<const HeadScorer*> heads;
+};
+
+struct Advice {
+  std::string iopolicy;  // numa | round-robin | queue-depth
+  std::string reason;    // one line
+};
+
+// The iopolicies Advise() can return, in StateSet order.
+inline constexpr std::array<std::string_view, 3> kAdvisedIopolicies = {
+    "numa", "round-robin", "queue-depth"};
+
+Advice Advise(const AdvisorInput& input, const Config& config = {});
+
+}  // namespace pathwise::scoring
+
+#endif  // PATHWISE_SCORING_SCORING_H_
