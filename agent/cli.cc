@@ -25,6 +25,16 @@ ABSL_FLAG(std::string, sysfs_root, "/sys",
 ABSL_FLAG(pathwise::agent::BpfMode, bpf, pathwise::agent::BpfMode::kAuto,
           "eBPF sampler: auto (use it when the kernel allows, else sysfs "
           "counters), required (fail without it), off (sysfs counters only).");
+ABSL_FLAG(bool, bpf_stats, false,
+          "Turn on the kernel's BPF program run-time statistics "
+          "(kernel.bpf_stats_enabled, via a BPF_ENABLE_STATS fd held while "
+          "pathwise runs) to export pathwise_bpf_program_run_seconds_total "
+          "and _runs_total. This costs: two clock reads per run of every BPF "
+          "program on the host, not only pathwise's.");
+ABSL_FLAG(std::string, devices, "nvme",
+          "Which block devices the eBPF sampler exports: nvme (NVMe paths "
+          "and heads) or all (also every other disk, e.g. loop or sd, as "
+          "pathwise_device_io_*{device}).");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(2),
           "snapshot: how long to collect before printing.");
 ABSL_FLAG(std::string, format, "",
@@ -67,9 +77,11 @@ namespace {
 const std::map<Command, std::vector<std::string>>& CommandFlags() {
   static const auto* m = new std::map<Command, std::vector<std::string>>{
       {Command::kServe,
-       {"listen_address", "interval", "sysfs_root", "bpf", "log_level"}},
+       {"listen_address", "interval", "sysfs_root", "bpf", "bpf_stats",
+        "devices", "log_level"}},
       {Command::kSnapshot,
-       {"duration", "format", "interval", "sysfs_root", "bpf", "log_level"}},
+       {"duration", "format", "interval", "sysfs_root", "bpf", "bpf_stats",
+        "devices", "log_level"}},
       {Command::kTopology, {"format", "sysfs_root", "log_level"}},
   };
   return *m;
@@ -193,6 +205,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   o.interval = absl::GetFlag(FLAGS_interval);
   o.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
   o.bpf = absl::GetFlag(FLAGS_bpf);
+  o.bpf_stats = absl::GetFlag(FLAGS_bpf_stats);
+  o.devices = absl::GetFlag(FLAGS_devices);
   o.duration = absl::GetFlag(FLAGS_duration);
   o.format = absl::GetFlag(FLAGS_format);
   o.log_level = absl::GetFlag(FLAGS_log_level);
@@ -206,6 +220,10 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid value \"", absl::FormatDuration(o.duration),
                      "\" for --duration: must not be negative"));
+  }
+  if (o.devices != "nvme" && o.devices != "all") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid value \"", o.devices, "\" for --devices: want nvme or all"));
   }
   if (o.sysfs_root.empty()) {
     return absl::InvalidArgumentError("--sysfs_root must not be empty");

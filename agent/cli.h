@@ -26,6 +26,8 @@ struct Options {
   absl::Duration interval;
   std::string sysfs_root;
   BpfMode bpf = BpfMode::kAuto;
+  bool bpf_stats = false;        // hold BPF_ENABLE_STATS while running
+  std::string devices = "nvme";  // nvme | all (BPF sampler only)
   absl::Duration duration;
   std::string format;  // resolved per command: prometheus|json|text
   std::string log_level;

@@ -1,18 +1,29 @@
 // pathwise: the agent binary. See `pathwise --help`.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "agent/agent.h"
 #include "agent/cli.h"
 #include "agent/version.h"
 #include "collectors/nvme_iostats_collector.h"
+#ifdef PATHWISE_HAVE_BPF
+#include <bpf/libbpf.h>
+
+#include <cstdarg>
+
+#include "collectors/bpf_io_collector.h"
+#include "collectors/bpf_sampler.h"
+#endif
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "collectors/sysfs_reader.h"
@@ -46,13 +57,73 @@ exporters::BuildInfo Build() {
   return exporters::BuildInfo{std::string(kVersion), std::string(kRevision)};
 }
 
-void AddCollectors(const Options& o, collectors::CollectorRegistry& registry) {
+#ifdef PATHWISE_HAVE_BPF
+// libbpf's own messages (process-wide print hook) go to the debug log: the
+// sampler's status already says what failed, in one line.
+int LibbpfToDebugLog(enum libbpf_print_level level, const char* format,
+                     va_list args) {
+  if (level == LIBBPF_DEBUG && !spdlog::should_log(spdlog::level::debug)) {
+    return 0;
+  }
+  char buf[1024];
+  const int n = std::vsnprintf(buf, sizeof(buf), format, args);
+  std::string line(buf, n < 0 ? 0 : std::min<size_t>(n, sizeof(buf) - 1));
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  spdlog::debug("libbpf: {}", line);
+  return n;
+}
+#endif
+
+std::string OneLine(absl::string_view message) {
+  std::string out(message);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+// Adds the I/O collector: the eBPF sampler unless --bpf=off or it cannot
+// run, else the sysfs fallback. With --bpf=required an unusable sampler is
+// an error (returned); with --bpf=auto it is one log line.
+absl::Status AddIoCollector(const Options& o,
+                            const collectors::SysfsReader& reader,
+                            collectors::CollectorRegistry& registry) {
+  if (o.bpf != BpfMode::kOff) {
+#ifdef PATHWISE_HAVE_BPF
+    libbpf_set_print(LibbpfToDebugLog);
+    bpf::SamplerOptions so;
+    so.enable_bpf_stats = o.bpf_stats;
+    absl::StatusOr<std::unique_ptr<bpf::BpfSampler>> sampler =
+        bpf::BpfSampler::Create(so);
+    if (sampler.ok()) {
+      spdlog::info("eBPF sampler attached ({}), devices={}{}",
+                   (*sampler)->block_attach_mode(), o.devices,
+                   o.bpf_stats ? ", BPF run-time stats on (costs)" : "");
+      registry.Add(std::make_unique<collectors::BpfIoCollector>(
+          std::move(*sampler), o.devices == "all"
+                                   ? collectors::DeviceScope::kAll
+                                   : collectors::DeviceScope::kNvme));
+      return absl::OkStatus();
+    }
+    const std::string why = OneLine(sampler.status().message());
+#else
+    const std::string why = "this build has no eBPF sampler";
+#endif
+    if (o.bpf == BpfMode::kRequired) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--bpf=required: eBPF sampler unavailable: ", why));
+    }
+    spdlog::warn("eBPF sampler unavailable, using sysfs I/O counters: {}", why);
+  }
+  registry.Add(std::make_unique<collectors::NvmeIoStatsCollector>(reader));
+  return absl::OkStatus();
+}
+
+absl::Status AddCollectors(const Options& o,
+                           collectors::CollectorRegistry& registry) {
   const collectors::SysfsReader reader(o.sysfs_root);
   registry.Add(std::make_unique<collectors::NvmeTopologyCollector>(reader));
-  // Issue 4 hooks in here: with --bpf=auto|required and a loadable sampler,
-  // the BPF collector is added instead of (or after) the sysfs fallback.
-  registry.Add(std::make_unique<collectors::NvmeIoStatsCollector>(reader));
+  if (absl::Status s = AddIoCollector(o, reader, registry); !s.ok()) return s;
   registry.InitAll();
+  return absl::OkStatus();
 }
 
 std::string LandingPage() {
@@ -76,8 +147,9 @@ int Serve(const Options& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Collectors are added after the port is bound: a busy port fails fast,
+  // before any BPF program is loaded.
   collectors::CollectorRegistry registry;
-  AddCollectors(o, registry);
   model::SnapshotStore store;
   Agent agent(registry, store, o.interval);
   const exporters::SnapshotCollectable collectable(store, Build());
@@ -110,6 +182,10 @@ int Serve(const Options& o) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;
   }
+  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
+    Fatal(std::string(s.message()));
+    return kExitRuntime;
+  }
   std::vector<int> ports = (*server)->ListeningPorts();
   spdlog::info("pathwise {} serving on {} (port {}), interval {}, sysfs {}",
                kVersion, o.listen_address, ports.empty() ? 0 : ports[0],
@@ -137,7 +213,10 @@ int Serve(const Options& o) {
 
 int Snapshot(const Options& o) {
   collectors::CollectorRegistry registry;
-  AddCollectors(o, registry);
+  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
+    Fatal(std::string(s.message()));
+    return kExitRuntime;
+  }
   model::SnapshotStore store;
   Agent agent(registry, store, o.interval);
   const absl::Time end = absl::Now() + o.duration;
@@ -156,9 +235,13 @@ int Snapshot(const Options& o) {
   return std::cout.good() ? 0 : kExitRuntime;
 }
 
-int Topology(const Options& o) {
+int Topology(Options o) {
+  o.bpf = BpfMode::kOff;  // the tree needs no I/O statistics
   collectors::CollectorRegistry registry;
-  AddCollectors(o, registry);
+  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
+    Fatal(std::string(s.message()));
+    return kExitRuntime;
+  }
   model::SnapshotStore store;
   Agent agent(registry, store, o.interval);
   std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
@@ -188,11 +271,6 @@ int Main(int argc, char** argv) {
     return 0;
   }
   SetUpLogging(o.log_level);
-  if (o.bpf == BpfMode::kRequired) {
-    // Until the sampler (issue 4) lands there is no BPF to require.
-    Fatal("--bpf=required: this build has no eBPF sampler");
-    return kExitRuntime;
-  }
   // Must happen before any thread starts.
   if (absl::Status s = collectors::PresentSysfsRoot(o.sysfs_root); !s.ok()) {
     Fatal(std::string(s.message()));

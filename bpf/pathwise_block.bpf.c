@@ -49,6 +49,37 @@ struct {
 
 static const struct pw_io_val pw_zero_io;
 
+/* dev_t -> disk name, written only when an entry of pw_io or pw_path is
+ * created (once per key, not per I/O). Counters are keyed by dev_t and never
+ * deleted, so a dev_t freed and reused by a disk of another name (a
+ * controller deleted and another created) continues the old counters, and
+ * the name is updated only when that disk creates a new key. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, struct pw_disk_name);
+} pw_disk SEC(".maps");
+
+static __always_inline void pw_note_disk(__u32 dev, struct gendisk *disk) {
+  struct pw_disk_name n = {};
+  /* CO-RE-relocated address of disk->disk_name; the same probe read in
+   * both flavours (slow path only). */
+  bpf_probe_read_kernel_str(n.name, sizeof(n.name), &disk->disk_name);
+  bpf_map_update_elem(&pw_disk, &dev, &n, BPF_ANY);
+}
+
+/* pw_lookup_or_init() that also records the disk's name on creation. */
+static __always_inline void *pw_entry(void *map, const void *key,
+                                      const void *zero, __u32 dev,
+                                      struct gendisk *disk) {
+  void *v = bpf_map_lookup_elem(map, key);
+  if (v) return v;
+  pw_note_disk(dev, disk);
+  bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+  return bpf_map_lookup_elem(map, key);
+}
+
 /* tp_btf flavour. */
 #define PW_SFX(n) n##_btf
 #define PW_RD(p, f) ((p)->f)

@@ -54,7 +54,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
   /* Partial completion (blk_update_request with bytes left): account the
    * bytes, count the request once when its last bytes complete. */
   if (nr_bytes < PW_RD(rq, __data_len)) {
-    v = pw_lookup_or_init(&pw_io, &k, &pw_zero_io);
+    v = pw_entry(&pw_io, &k, &pw_zero_io, dev, disk);
     if (v) v->bytes += nr_bytes;
     return 0;
   }
@@ -78,7 +78,8 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
    * another path and counted there. Count a failover, not an I/O. */
   if ((flags & req_nvme_mpath_mask) && !error && !nr_bytes &&
       cls != PW_OP_FLUSH && cls != PW_OP_PASSTHRU && !PW_RD(rq, bio)) {
-    struct pw_path_val *pv = pw_lookup_or_init(&pw_path, &dev, &pw_zero_path);
+    struct pw_path_val *pv =
+        pw_entry(&pw_path, &dev, &pw_zero_path, dev, disk);
     if (pv)
       pv->failovers++;
     else
@@ -95,7 +96,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
 
   now = bpf_ktime_get_ns();
   lat = now > start ? now - start : 0;
-  v = pw_lookup_or_init(&pw_io, &k, &pw_zero_io);
+  v = pw_entry(&pw_io, &k, &pw_zero_io, dev, disk);
   if (!v) {
     pw_cnt_inc(PW_CNT_DROP_IO_FULL);
     return 0;

@@ -34,6 +34,7 @@ typedef _Bool bool;
 struct gendisk {
   int major;
   int first_minor;
+  char disk_name[32]; /* DISK_NAME_LEN */
 };
 
 struct bio;

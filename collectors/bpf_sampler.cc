@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -175,6 +176,7 @@ absl::Status BpfSampler::Impl::LoadBlock(const BlockLayout& layout,
   bpf_map__set_max_entries(skel->maps.pw_start, options.max_inflight);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * kOpCount);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
+  bpf_map__set_max_entries(skel->maps.pw_disk, options.max_devices);
 
   bpf_program__set_autoload(skel->progs.pw_issue_btf, use_btf);
   bpf_program__set_autoload(skel->progs.pw_done_btf, use_btf);
@@ -468,12 +470,33 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
   snap.nvme_status_message = im.nvme_message;
   snap.bpf_stats_enabled = im.stats_fd >= 0 || ReadBpfStatsSysctl();
 
+  // dev_t -> disk name (slow-path records of the kernel side).
+  std::map<uint32_t, std::string> names;
+  {
+    const int fd = bpf_map__fd(im.block->maps.pw_disk);
+    __u32 key = 0, next = 0;
+    __u32* prev = nullptr;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+      pw_disk_name n = {};
+      if (bpf_map_lookup_elem(fd, &next, &n) == 0) {
+        names[next] = std::string(n.name, strnlen(n.name, sizeof(n.name)));
+      }
+      key = next;
+      prev = &key;
+    }
+  }
+  auto name_of = [&names](uint32_t dev) {
+    auto it = names.find(dev);
+    return it == names.end() ? std::string() : it->second;
+  };
+
   uint64_t own_start = 0, kernel_start = 0;
   absl::Status st = ForEachPerCpu<pw_io_key, pw_io_val>(
       bpf_map__fd(im.block->maps.pw_io), im.ncpus,
       [&](const pw_io_key& k, const std::vector<pw_io_val>& vals) {
         DeviceIo d;
         d.dev = DeviceNumber::FromKernel(k.dev);
+        d.disk = name_of(k.dev);
         d.op = k.op < kOpCount ? static_cast<Op>(k.op) : Op::kOther;
         for (const pw_io_val& v : vals) {
           d.stats.completed += v.count;
@@ -499,6 +522,7 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
       [&](const __u32& dev, const std::vector<pw_path_val>& vals) {
         PathNvmeStats p;
         p.dev = DeviceNumber::FromKernel(dev);
+        p.disk = name_of(dev);
         for (const pw_path_val& v : vals) {
           for (size_t i = 0; i < kNvmeErrorClassCount; ++i) {
             p.errors_by_class[i] += v.nvme_errors[i];

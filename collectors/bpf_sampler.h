@@ -58,12 +58,17 @@ struct IoStats {
 
 struct DeviceIo {
   DeviceNumber dev;
+  // The disk's kernel name (nvme0c1n1, loop3), recorded by the kernel side
+  // when the entry was created; "" if unknown. Hidden NVMe path disks have
+  // no dev_t visible to userspace, so this is the join key.
+  std::string disk;
   Op op = Op::kOther;
   IoStats stats;
 };
 
 struct PathNvmeStats {
   DeviceNumber dev;
+  std::string disk;  // as DeviceIo::disk
   // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
   std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
   uint64_t retries = 0;    // completions of retried commands

@@ -46,9 +46,26 @@ void Push(std::vector<MetricFamily>& out, MetricFamily f) {
   if (!f.metric.empty()) out.push_back(std::move(f));
 }
 
-// The four fallback I/O families of one device kind ("path" or "head").
+void AddHistogram(MetricFamily& f, Labels labels, const model::Histogram& h) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  const std::vector<uint64_t> cumulative = h.Cumulative();
+  m.histogram.sample_count = cumulative.empty() ? 0 : cumulative.back();
+  m.histogram.sample_sum = h.sum_seconds;
+  if (h.upper_bounds != nullptr) {
+    const std::vector<double>& bounds = *h.upper_bounds;
+    for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
+      m.histogram.bucket.push_back({cumulative[i], bounds[i]});
+    }
+  }
+  f.metric.push_back(std::move(m));
+}
+
+// The I/O families of one device kind ("path", "head" or "device"): the
+// four fallback counters, and from the BPF sampler the latency histogram
+// and (for "device") block-layer errors.
 struct IoFamilies {
-  MetricFamily completed, bytes, time, inflight;
+  MetricFamily completed, bytes, time, inflight, latency, errors;
 
   explicit IoFamilies(const std::string& kind)
       : completed(Family("pathwise_" + kind + "_io_completed_total",
@@ -64,7 +81,18 @@ struct IoFamilies {
             MetricType::Counter)),
         inflight(Family("pathwise_" + kind + "_io_inflight",
                         "I/Os of the " + kind + " issued but not completed.",
-                        MetricType::Gauge)) {}
+                        MetricType::Gauge)),
+        latency(Family("pathwise_" + kind + "_io_latency_seconds",
+                       "Latency of completed I/Os of the " + kind +
+                           " from issue to the device to completion, by "
+                           "operation (eBPF sampler).",
+                       MetricType::Histogram)),
+        errors(Family("pathwise_" + kind + "_io_errors_total",
+                      "Completed I/Os of the " + kind +
+                          " with a block-layer error, by operation (eBPF "
+                          "sampler).",
+                      MetricType::Counter)),
+        with_errors_(kind == "device") {}
 
   void Add(const Labels& labels, const model::IoStats& io) {
     for (int i = 0; i < model::kOpCount; ++i) {
@@ -74,6 +102,10 @@ struct IoFamilies {
       AddCounter(completed, l, static_cast<double>(op->completed));
       AddCounter(bytes, l, static_cast<double>(op->bytes));
       AddCounter(time, l, static_cast<double>(op->time_ns) / 1e9);
+      if (op->latency) AddHistogram(latency, l, *op->latency);
+      if (with_errors_ && op->errors) {
+        AddCounter(errors, l, static_cast<double>(*op->errors));
+      }
     }
     if (io.inflight) {
       AddGauge(inflight, labels, static_cast<double>(*io.inflight));
@@ -85,7 +117,12 @@ struct IoFamilies {
     Push(out, std::move(bytes));
     Push(out, std::move(time));
     Push(out, std::move(inflight));
+    Push(out, std::move(latency));
+    Push(out, std::move(errors));
   }
+
+ private:
+  bool with_errors_;
 };
 
 }  // namespace
@@ -257,6 +294,75 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     }
   }
   head_io.MoveTo(out);
+
+  // --- eBPF sampler: per-path NVMe statistics.
+  MetricFamily nvme_errors = Family(
+      "pathwise_path_io_errors_total",
+      "Completions of a path with a non-zero NVMe status, by status class "
+      "(status code type; eBPF sampler, nvme_complete_rq).",
+      MetricType::Counter);
+  MetricFamily retries =
+      Family("pathwise_path_io_retries_total",
+             "Completions of retried NVMe commands on a path (eBPF sampler).",
+             MetricType::Counter);
+  MetricFamily failovers = Family(
+      "pathwise_path_failovers_total",
+      "Requests of a path that the kernel failed over to another path; not "
+      "counted as I/Os of this path (eBPF sampler).",
+      MetricType::Counter);
+  for (const model::Path& p : topo.paths) {
+    auto it = snapshot->path_nvme.find(p.name);
+    if (it == snapshot->path_nvme.end()) continue;
+    const Labels base = {{"subsystem", p.subsystem},
+                         {"head", p.head},
+                         {"path", p.name},
+                         {"controller", p.controller}};
+    for (const auto& [cls, n] : it->second.errors_by_class) {
+      AddCounter(nvme_errors, With(base, {{"status_class", cls}}),
+                 static_cast<double>(n));
+    }
+    AddCounter(retries, base, static_cast<double>(it->second.retries));
+    AddCounter(failovers, base, static_cast<double>(it->second.failovers));
+  }
+  Push(out, std::move(nvme_errors));
+  Push(out, std::move(retries));
+  Push(out, std::move(failovers));
+
+  // --- eBPF sampler: other block devices (--devices=all).
+  IoFamilies device_io("device");
+  for (const auto& [name, io] : snapshot->device_io) {
+    device_io.Add({{"device", name}}, io);
+  }
+  device_io.MoveTo(out);
+
+  // --- eBPF sampler: its own statistics.
+  if (snapshot->sampler) {
+    MetricFamily dropped =
+        Family("pathwise_bpf_events_dropped_total",
+               "Events the eBPF sampler could not account, by reason.",
+               MetricType::Counter);
+    for (const auto& [reason, n] : snapshot->sampler->dropped) {
+      AddCounter(dropped, {{"reason", reason}}, static_cast<double>(n));
+    }
+    Push(out, std::move(dropped));
+    MetricFamily run_seconds = Family(
+        "pathwise_bpf_program_run_seconds_total",
+        "Time the kernel spent running a pathwise BPF program (only while "
+        "kernel.bpf_stats_enabled is on; see --bpf_stats).",
+        MetricType::Counter);
+    MetricFamily runs = Family(
+        "pathwise_bpf_program_runs_total",
+        "Runs of a pathwise BPF program (only while kernel.bpf_stats_enabled "
+        "is on; see --bpf_stats).",
+        MetricType::Counter);
+    for (const model::SamplerStats::Program& p : snapshot->sampler->programs) {
+      AddCounter(run_seconds, {{"program", p.name}},
+                 static_cast<double>(p.run_time_ns) / 1e9);
+      AddCounter(runs, {{"program", p.name}}, static_cast<double>(p.run_count));
+    }
+    Push(out, std::move(run_seconds));
+    Push(out, std::move(runs));
+  }
   return out;
 }
 

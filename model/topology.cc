@@ -15,6 +15,26 @@ std::string NormalizeControllerState(absl::string_view kernel_state) {
   return std::string(kernel_state);
 }
 
+uint64_t Histogram::Count() const {
+  uint64_t n = 0;
+  for (uint64_t c : counts) n += c;
+  return n;
+}
+
+std::vector<uint64_t> Histogram::Cumulative() const {
+  std::vector<uint64_t> out(counts.size());
+  uint64_t run = 0;
+  for (size_t i = 0; i < counts.size(); ++i) out[i] = run += counts[i];
+  return out;
+}
+
+bool operator==(const Histogram& a, const Histogram& b) {
+  const bool same_bounds =
+      a.upper_bounds == b.upper_bounds ||
+      (a.upper_bounds && b.upper_bounds && *a.upper_bounds == *b.upper_bounds);
+  return same_bounds && a.counts == b.counts && a.sum_seconds == b.sum_seconds;
+}
+
 std::string ToString(const DevId& dev) {
   return absl::StrCat(dev.major, ":", dev.minor);
 }

@@ -14,9 +14,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -125,10 +127,30 @@ inline absl::string_view OpName(Op op) {
   return kOpNames[static_cast<int>(op)];
 }
 
+// A latency histogram with Prometheus semantics: counts[i] observations
+// fell in (upper_bounds[i-1], upper_bounds[i]] (inclusive upper bounds, the
+// `le` label). The last bound is +Inf. Only the BPF sampler fills these.
+struct Histogram {
+  // Seconds, ascending, the last one +Inf; shared by every histogram of
+  // one layout.
+  std::shared_ptr<const std::vector<double>> upper_bounds;
+  std::vector<uint64_t> counts;  // non-cumulative, one per bound
+  double sum_seconds = 0;
+
+  uint64_t Count() const;
+  // Cumulative counts, as exported: the last equals Count().
+  std::vector<uint64_t> Cumulative() const;
+  friend bool operator==(const Histogram& a, const Histogram& b);
+};
+
 struct OpStats {
   uint64_t completed = 0;  // completed I/Os
   uint64_t bytes = 0;
   uint64_t time_ns = 0;  // summed I/O time
+  // BPF sampler only: completions with a non-zero block status, and the
+  // issue-to-completion latency of the `completed` I/Os.
+  std::optional<uint64_t> errors;
+  std::optional<Histogram> latency;
   friend bool operator==(const OpStats&, const OpStats&) = default;
 };
 
@@ -143,6 +165,30 @@ struct IoStats {
   const std::optional<OpStats>& op(Op o) const {
     return ops[static_cast<int>(o)];
   }
+};
+
+// Per-path NVMe completion statistics (BPF sampler only).
+struct PathNvmeStats {
+  // Completions with a non-zero NVMe status, by status class label
+  // ("generic", "command_specific", "media", "path", "vendor", "reserved").
+  // Empty when the nvme_complete_rq program is not attached.
+  std::vector<std::pair<std::string, uint64_t>> errors_by_class;
+  uint64_t retries = 0;    // completions of retried commands
+  uint64_t failovers = 0;  // requests failed over to another path
+};
+
+// The BPF sampler's own statistics.
+struct SamplerStats {
+  // Events the kernel side could not account, by reason label.
+  std::vector<std::pair<std::string, uint64_t>> dropped;
+  struct Program {
+    std::string name;  // kernel program name, e.g. pw_done_btf
+    uint64_t run_time_ns = 0;
+    uint64_t run_count = 0;
+  };
+  // Filled only while kernel program run statistics are collected
+  // (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd).
+  std::vector<Program> programs;
 };
 
 struct CollectorResult {
@@ -160,6 +206,12 @@ struct Snapshot {
   // Where the I/O statistics come from: "sysfs" (stat files) or "bpf".
   // Empty when no I/O collector ran.
   std::string io_source;
+  // BPF sampler only: per-path NVMe statistics (keyed by path name), I/O of
+  // block devices outside the NVMe topology (keyed by disk name, filled with
+  // --devices=all), and the sampler's own statistics.
+  std::map<std::string, PathNvmeStats, std::less<>> path_nvme;
+  std::map<std::string, IoStats, std::less<>> device_io;
+  std::optional<SamplerStats> sampler;
 
   std::vector<CollectorResult> collectors;
   uint64_t topology_changes_total = 0;

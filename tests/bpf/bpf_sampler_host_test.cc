@@ -238,6 +238,11 @@ class BpfHostTest : public ::testing::Test {
     EXPECT_EQ(writes.latency.Count(), writes.completed);
     EXPECT_EQ(reads.errors, 0u);
     EXPECT_EQ(writes.errors, 0u);
+    // The kernel side recorded the disk's name (the join key for hidden
+    // NVMe path disks, which have no dev_t in sysfs).
+    for (const DeviceIo& d : after->io) {
+      if (d.dev == loop->dev()) EXPECT_EQ(d.disk, loop->name());
+    }
     EXPECT_GT(reads.latency_sum_ns, 0u);
     // Mean latency lies within the histogram's bounds.
     const double mean_s = double(reads.latency_sum_ns) / 1e9 / double(kN);
