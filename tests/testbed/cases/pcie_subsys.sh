@@ -6,11 +6,14 @@ echo "$json" >"$TB_OUT/list-subsys.json"
 expect_eq subsystems "$(jq '[.[].Subsystems[]] | length' <<<"$json")" 1
 expect_eq live-paths "$(jq '[.[].Subsystems[0].Paths[] | select(.State == "live")] | length' <<<"$json")" "$n"
 expect_eq transport "$(jq -r '[.[].Subsystems[0].Paths[].Transport] | unique | join(",")' <<<"$json")" pcie
-expect_eq head "$TB_HEAD" /dev/nvme0n1
+# Controllers probe in parallel, so the subsystem (and head) instance is
+# whichever controller came first: nvme-subsysK has head nvmeKn1.
+k=${TB_SUBSYS#nvme-subsys}
+expect_eq head "$TB_HEAD" "/dev/nvme${k}n1"
 for i in "${!TB_PATHS[@]}"; do
-  [[ ${TB_PATHS[i]} =~ ^nvme0c[0-9]+n1$ ]] || fail "path $i name '${TB_PATHS[i]}'"
+  [[ ${TB_PATHS[i]} =~ ^nvme${k}c[0-9]+n1$ ]] || fail "path $i name '${TB_PATHS[i]}'"
   [[ -e /sys/block/${TB_PATHS[i]} ]] || fail "no /sys/block/${TB_PATHS[i]}"
 done
-expect_eq hidden-paths "$(ls -d /sys/block/nvme0c*n1 | wc -l)" "$n"
+expect_eq hidden-paths "$(ls -d /sys/block/nvme${k}c*n1 | wc -l)" "$n"
 dd if="$TB_HEAD" of=/dev/null bs=4k count=256 iflag=direct status=none || fail "read from head"
 pass "read through the head"
