@@ -1,0 +1,193 @@
+// Unit tests of `pathwise lab`: the scenario parser, determinism, faults.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "lab/lab_cli.h"
+#include "lab/report.h"
+#include "lab/scenario.h"
+#include "lab/sim.h"
+
+namespace pathwise::lab {
+namespace {
+
+constexpr char kSmall[] = R"(# a small scenario
+[scenario]
+name = small
+duration = 5s
+[workload]
+numjobs = 4
+iodepth = 8
+bs = 4k
+read = 70%
+[path a]
+latency = 200us
+spread = 50us
+parallelism = 16
+service = 1ms
+[path b]   # a second path
+latency = 200us
+parallelism = 16
+service = 1ms
+bandwidth = 100MiB/s
+[events]
+1s b delay 10ms
+2s b loss 2%
+3s b loss 0%
+3s b delay 0ms
+)";
+
+TEST(ScenarioTest, ParsesValuesAndUnits) {
+  EXPECT_EQ(*ParseDuration("30ms"), 30'000'000);
+  EXPECT_EQ(*ParseDuration("1.5s"), 1'500'000'000);
+  EXPECT_EQ(*ParseDuration("100us"), 100'000);
+  EXPECT_EQ(*ParseDuration("2m"), 120'000'000'000);
+  EXPECT_EQ(*ParseSize("4k"), 4096u);
+  EXPECT_EQ(*ParseSize("4KiB"), 4096u);
+  EXPECT_EQ(*ParseSize("512"), 512u);
+  EXPECT_DOUBLE_EQ(*ParseBandwidth("1Gbit/s"), 125e6);
+  EXPECT_DOUBLE_EQ(*ParseBandwidth("100MiB/s"), 100 * 1048576.0);
+  EXPECT_DOUBLE_EQ(*ParseFraction("5%"), 0.05);
+  EXPECT_DOUBLE_EQ(*ParseFraction("0.25"), 0.25);
+  EXPECT_FALSE(ParseDuration("30").ok());
+  EXPECT_FALSE(ParseDuration("-1s").ok());
+  EXPECT_FALSE(ParseFraction("120%").ok());
+  EXPECT_FALSE(ParseBandwidth("5 furlongs").ok());
+}
+
+TEST(ScenarioTest, ParsesAFile) {
+  absl::StatusOr<Scenario> sc = ParseScenario(kSmall, "small.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  EXPECT_EQ(sc->name, "small");
+  EXPECT_EQ(sc->duration_ns, 5 * kSec);
+  EXPECT_EQ(sc->workload.numjobs, 4);
+  EXPECT_DOUBLE_EQ(sc->workload.read_fraction, 0.7);
+  ASSERT_EQ(sc->paths.size(), 2u);
+  EXPECT_EQ(sc->paths[1].name, "b");
+  EXPECT_EQ(sc->paths[1].service_ns, 1 * kMs);
+  ASSERT_EQ(sc->events.size(), 4u);
+  EXPECT_EQ(sc->events[0].path, 1);
+  EXPECT_EQ(sc->events[0].kind, EventKind::kDelay);
+  EXPECT_EQ(sc->events[0].delay_ns, 10 * kMs);
+  EXPECT_DOUBLE_EQ(sc->events[1].loss, 0.02);
+}
+
+void ExpectError(const std::string& text, const std::string& want) {
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "x.scn");
+  ASSERT_FALSE(sc.ok()) << text;
+  EXPECT_EQ(sc.status().message().substr(0, want.size()), want)
+      << sc.status().message();
+}
+
+TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
+  ExpectError("[path a]\nlatency = 3 parsecs\n", "x.scn:2: latency: bad");
+  ExpectError("[path a]\n\nfoo = 1\n", "x.scn:3: unknown key 'foo' in [path]");
+  ExpectError("[wat]\n", "x.scn:1: unknown section");
+  ExpectError("latency = 1ms\n", "x.scn:1: entry before any [section]");
+  ExpectError("[scenario]\nname = x\n", "x.scn:2: no [path NAME] section");
+  ExpectError("[path a]\n[events]\n1s b down\n",
+              "x.scn:3: event names unknown path 'b'");
+  ExpectError("[path a]\n[events]\n1s a explode\n",
+              "x.scn:3: unknown event 'explode'");
+  ExpectError("[path a]\n[events]\n1s a loss 100%\n", "x.scn:3: bad loss");
+  ExpectError("[path a]\n[path a]\n", "x.scn:2: path 'a' defined twice");
+  ExpectError("[path a]\nana = sideways\n", "x.scn:2: ana: bad ANA state");
+}
+
+TEST(SimTest, DeterministicForASeed) {
+  absl::StatusOr<Scenario> sc = ParseScenario(kSmall, "small.scn");
+  ASSERT_TRUE(sc.ok());
+  const std::vector<Policy> all = AllPolicies();
+  const std::string a = FormatCsv(*sc, 7, RunPolicies(*sc, all, 7, 1));
+  const std::string b = FormatCsv(*sc, 7, RunPolicies(*sc, all, 7, 2));
+  EXPECT_EQ(a, b);  // same seed, same output, whatever the thread count
+  const std::string c = FormatCsv(*sc, 8, RunPolicies(*sc, all, 8, 2));
+  EXPECT_NE(a, c);
+  const std::string j1 = FormatJson(*sc, 7, RunPolicies(*sc, all, 7, 2));
+  const std::string j2 = FormatJson(*sc, 7, RunPolicies(*sc, all, 7, 1));
+  EXPECT_EQ(j1, j2);
+}
+
+TEST(SimTest, ReadWriteMixAndThroughputAccounting) {
+  absl::StatusOr<Scenario> sc = ParseScenario(kSmall, "small.scn");
+  ASSERT_TRUE(sc.ok());
+  const PolicyResult r = Simulate(*sc, Policy::kRoundRobin, 1);
+  const double reads = static_cast<double>(r.ops[0].ios);
+  const double writes = static_cast<double>(r.ops[1].ios);
+  EXPECT_NEAR(reads / (reads + writes), 0.7, 0.02);
+  EXPECT_DOUBLE_EQ(r.ops[0].mib_s, reads * 4096 / 5 / 1048576);
+  EXPECT_GT(r.ops[0].p99_ms, r.ops[0].p50_ms);
+}
+
+constexpr char kFaults[] = R"(
+[scenario]
+name = faults
+duration = 6s
+[workload]
+numjobs = 2
+iodepth = 16
+[path a]
+latency = 100us
+parallelism = 8
+service = 500us
+[path b]
+latency = 100us
+parallelism = 8
+service = 500us
+[events]
+1s a down
+2s a up
+3s a ana inaccessible
+4s a ana optimized
+4s b down
+)";
+
+TEST(SimTest, DownFailsOverAndNoPathParksIo) {
+  absl::StatusOr<Scenario> sc = ParseScenario(kFaults, "faults.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  for (Policy p : AllPolicies()) {
+    const PolicyResult r = Simulate(*sc, p, 1);
+    // I/O keeps completing through every phase on both paths.
+    EXPECT_GT(r.path_ios[0], 0u) << PolicyName(p);
+    EXPECT_GT(r.path_ios[1], 0u) << PolicyName(p);
+    if (p == Policy::kNuma) {
+      // numa sits on a (first in list order) except while it is down or
+      // inaccessible: 3 of 6 seconds.
+      EXPECT_GT(r.path_ios[0], r.path_ios[1]);
+    }
+    EXPECT_GT(r.failovers, 0u) << PolicyName(p);
+  }
+  // With every path down, I/O waits (parked) and resumes when one returns.
+  const std::string all_down = std::string(kFaults) + "5s a down\n5.5s b up\n";
+  absl::StatusOr<Scenario> sc2 = ParseScenario(all_down, "down.scn");
+  ASSERT_TRUE(sc2.ok()) << sc2.status();
+  const PolicyResult r1 = Simulate(*sc, Policy::kQueueDepth, 1);
+  const PolicyResult r2 = Simulate(*sc2, Policy::kQueueDepth, 1);
+  // 0.5 of 6 s without a path: about 1/12 fewer I/Os, not none.
+  const double ratio = static_cast<double>(r2.ops[0].ios) / r1.ops[0].ios;
+  EXPECT_LT(ratio, 0.95);
+  EXPECT_GT(ratio, 0.85);
+}
+
+TEST(LabCliTest, BadFlagsAreOneLineAndExit2) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunLab({}, out, err), 2);
+  EXPECT_EQ(err.str(), "pathwise: lab: --scenario FILE is required\n");
+  err.str("");
+  EXPECT_EQ(RunLab({"--scenario", "x", "--policies", "fastest"}, out, err), 2);
+  EXPECT_NE(err.str().find("unknown policy 'fastest'"), std::string::npos);
+  err.str("");
+  EXPECT_EQ(RunLab({"--scenario=x", "--format=xml"}, out, err), 2);
+  err.str("");
+  EXPECT_EQ(RunLab({"--scenario=x", "--bogus=1"}, out, err), 2);
+  EXPECT_EQ(err.str(), "pathwise: lab: unknown flag --bogus\n");
+  err.str("");
+  EXPECT_EQ(RunLab({"--scenario=/nonexistent.scn"}, out, err), 1);
+  EXPECT_EQ(err.str(), "pathwise: lab: /nonexistent.scn: cannot open\n");
+  EXPECT_EQ(RunLab({"--help"}, out, err), 0);
+  EXPECT_NE(out.str().find("--scenario FILE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pathwise::lab

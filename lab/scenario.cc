@@ -1,0 +1,402 @@
+#include "lab/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace pathwise::lab {
+namespace {
+
+// Splits "123.5ms" into 123.5 and "ms".
+bool SplitNumber(absl::string_view s, double* value, absl::string_view* unit) {
+  s = absl::StripAsciiWhitespace(s);
+  size_t i = 0;
+  while (i < s.size() && (absl::ascii_isdigit(s[i]) || s[i] == '.' ||
+                          (i == 0 && (s[i] == '+' || s[i] == '-')))) {
+    ++i;
+  }
+  if (i == 0) return false;
+  if (!absl::SimpleAtod(s.substr(0, i), value)) return false;
+  if (!std::isfinite(*value)) return false;
+  *unit = absl::StripAsciiWhitespace(s.substr(i));
+  return true;
+}
+
+absl::Status Bad(absl::string_view what, absl::string_view value) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad ", what, " '", value, "'"));
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseDuration(absl::string_view s) {
+  double v;
+  absl::string_view unit;
+  if (!SplitNumber(s, &v, &unit) || v < 0) {
+    return Bad("duration (want e.g. 30ms, 100us, 1.5s)", s);
+  }
+  static const std::map<absl::string_view, double> kUnits = {
+      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
+  auto it = kUnits.find(unit);
+  if (it == kUnits.end()) {
+    return Bad("duration unit (want ns, us, ms, s or m)", s);
+  }
+  const double ns = v * it->second;
+  if (ns > 1e18) return Bad("duration (too large)", s);
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+absl::StatusOr<uint64_t> ParseSize(absl::string_view s) {
+  double v;
+  absl::string_view unit;
+  if (!SplitNumber(s, &v, &unit) || v <= 0) {
+    return Bad("size (want e.g. 4k, 4KiB, 4096)", s);
+  }
+  static const std::map<std::string, double> kUnits = {
+      {"", 1},      {"b", 1},       {"k", 1024},      {"kib", 1024},
+      {"kb", 1000}, {"m", 1048576}, {"mib", 1048576}, {"mb", 1e6}};
+  auto it = kUnits.find(absl::AsciiStrToLower(unit));
+  if (it == kUnits.end()) return Bad("size unit", s);
+  return static_cast<uint64_t>(std::llround(v * it->second));
+}
+
+absl::StatusOr<double> ParseBandwidth(absl::string_view s) {
+  double v;
+  absl::string_view unit;
+  if (!SplitNumber(s, &v, &unit) || v < 0) {
+    return Bad("bandwidth (want e.g. 117MiB/s, 1Gbit/s)", s);
+  }
+  static const std::map<std::string, double> kUnits = {
+      {"b/s", 1},          {"kib/s", 1024},
+      {"mib/s", 1048576},  {"gib/s", 1073741824},
+      {"kb/s", 1e3},       {"mb/s", 1e6},
+      {"gb/s", 1e9},       {"kbit/s", 1e3 / 8},
+      {"mbit/s", 1e6 / 8}, {"gbit/s", 1e9 / 8}};
+  auto it = kUnits.find(absl::AsciiStrToLower(unit));
+  if (it == kUnits.end()) {
+    return Bad(
+        "bandwidth unit (want B/s, KiB/s, MiB/s, GiB/s, MB/s, GB/s, "
+        "Mbit/s or Gbit/s)",
+        s);
+  }
+  return v * it->second;
+}
+
+absl::StatusOr<double> ParseFraction(absl::string_view s) {
+  double v;
+  absl::string_view unit;
+  if (!SplitNumber(s, &v, &unit)) return Bad("fraction (want 5% or 0.05)", s);
+  if (unit == "%") {
+    v /= 100;
+  } else if (!unit.empty()) {
+    return Bad("fraction (want 5% or 0.05)", s);
+  }
+  if (v < 0 || v > 1) return Bad("fraction (want 0..1 or 0%..100%)", s);
+  return v;
+}
+
+namespace {
+
+absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi) {
+  int64_t v;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(s), &v) || v < lo ||
+      v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad integer '", s, "' (want ", lo, "..", hi, ")"));
+  }
+  return v;
+}
+
+bool ValidAna(absl::string_view s) {
+  return s == "optimized" || s == "non-optimized" || s == "inaccessible" ||
+         s == "persistent-loss" || s == "change";
+}
+
+class Parser {
+ public:
+  explicit Parser(absl::string_view file) : file_(file) {}
+
+  absl::StatusOr<Scenario> Run(absl::string_view text) {
+    int lineno = 0;
+    for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+      line_ = ++lineno;
+      absl::string_view line = raw;
+      if (size_t hash = line.find('#'); hash != absl::string_view::npos) {
+        line = line.substr(0, hash);
+      }
+      line = absl::StripAsciiWhitespace(line);
+      if (line.empty()) continue;
+      absl::Status s = line.front() == '[' ? Section(line) : Entry(line);
+      if (!s.ok()) return Error(s.message());
+    }
+    // The last line, not the empty piece after a final newline.
+    line_ = std::max(1, lineno - (!text.empty() && text.back() == '\n'));
+    if (sc_.paths.empty()) return Error("no [path NAME] section");
+    // Resolve event path names now that every path is known.
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      auto it = std::find_if(
+          sc_.paths.begin(), sc_.paths.end(),
+          [&](const PathSpec& p) { return p.name == pending_[i].path_name; });
+      line_ = pending_[i].line;
+      if (it == sc_.paths.end()) {
+        return Error(absl::StrCat("event names unknown path '",
+                                  pending_[i].path_name, "'"));
+      }
+      pending_[i].event.path = static_cast<int>(it - sc_.paths.begin());
+      sc_.events.push_back(pending_[i].event);
+    }
+    std::stable_sort(
+        sc_.events.begin(), sc_.events.end(),
+        [](const Event& a, const Event& b) { return a.at_ns < b.at_ns; });
+    return sc_;
+  }
+
+ private:
+  struct PendingEvent {
+    Event event;
+    std::string path_name;
+    int line;
+  };
+
+  absl::Status Error(absl::string_view message) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file_, ":", line_, ": ", message));
+  }
+
+  absl::Status Section(absl::string_view line) {
+    if (line.back() != ']') return absl::InvalidArgumentError("missing ']'");
+    std::vector<std::string> words = absl::StrSplit(
+        line.substr(1, line.size() - 2), ' ', absl::SkipWhitespace());
+    if (words.empty()) return absl::InvalidArgumentError("empty section");
+    section_ = words[0];
+    if (section_ == "path") {
+      if (words.size() != 2) {
+        return absl::InvalidArgumentError("want [path NAME]");
+      }
+      for (const PathSpec& p : sc_.paths) {
+        if (p.name == words[1]) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("path '", words[1], "' defined twice"));
+        }
+      }
+      sc_.paths.push_back(PathSpec{.name = words[1]});
+      return absl::OkStatus();
+    }
+    if (section_ == "policy") {
+      if (words.size() != 2 || (words[1] != "latency" &&
+                                words[1] != "pathwise" && words[1] != "hst")) {
+        return absl::InvalidArgumentError(
+            "want [policy latency], [policy pathwise] or [policy hst]");
+      }
+      section_ = "policy " + words[1];
+      return absl::OkStatus();
+    }
+    if (words.size() != 1 ||
+        (section_ != "scenario" && section_ != "workload" &&
+         section_ != "tcp" && section_ != "events")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown section '", line,
+          "' (want [scenario], [workload], [tcp], [path NAME], [events] or "
+          "[policy NAME])"));
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename T>
+  static absl::Status Set(absl::StatusOr<T> v, T* out) {
+    if (!v.ok()) return v.status();
+    *out = *v;
+    return absl::OkStatus();
+  }
+  static absl::Status SetInt(absl::string_view v, int64_t lo, int64_t hi,
+                             int* out) {
+    absl::StatusOr<int64_t> i = ParseInt(v, lo, hi);
+    if (!i.ok()) return i.status();
+    *out = static_cast<int>(*i);
+    return absl::OkStatus();
+  }
+
+  absl::Status Entry(absl::string_view line) {
+    if (section_.empty()) {
+      return absl::InvalidArgumentError("entry before any [section]");
+    }
+    if (section_ == "events") return EventLine(line);
+    size_t eq = line.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError("want KEY = VALUE");
+    }
+    const std::string key(absl::StripAsciiWhitespace(line.substr(0, eq)));
+    const absl::string_view v = absl::StripAsciiWhitespace(line.substr(eq + 1));
+    if (v.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("empty value for ", key));
+    }
+    absl::Status s = Key(key, v);
+    if (s.code() == absl::StatusCode::kNotFound) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown key '", key, "' in [", section_, "]"));
+    }
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": ", s.message()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Key(const std::string& key, absl::string_view v) {
+    if (section_ == "scenario") {
+      if (key == "name") return sc_.name = std::string(v), absl::OkStatus();
+      if (key == "description") {
+        if (!sc_.description.empty()) sc_.description += " ";
+        sc_.description += std::string(v);
+        return absl::OkStatus();
+      }
+      if (key == "duration") {
+        absl::Status s = Set(ParseDuration(v), &sc_.duration_ns);
+        if (s.ok() && sc_.duration_ns <= 0) {
+          return absl::InvalidArgumentError("must be > 0");
+        }
+        return s;
+      }
+      if (key == "seed") {
+        uint64_t seed;
+        if (!absl::SimpleAtoi(v, &seed)) return Bad("seed", v);
+        sc_.seed = seed;
+        return absl::OkStatus();
+      }
+    } else if (section_ == "workload") {
+      Workload& w = sc_.workload;
+      if (key == "numjobs") return SetInt(v, 1, 4096, &w.numjobs);
+      if (key == "iodepth") return SetInt(v, 1, 65536, &w.iodepth);
+      if (key == "cpus") return SetInt(v, 1, 4096, &w.cpus);
+      if (key == "numa_node") return SetInt(v, 0, 1023, &w.numa_node);
+      if (key == "bs") {
+        absl::StatusOr<uint64_t> bs = ParseSize(v);
+        if (!bs.ok()) return bs.status();
+        if (*bs > (64u << 20)) return Bad("bs (at most 64M)", v);
+        w.bs = static_cast<uint32_t>(*bs);
+        return absl::OkStatus();
+      }
+      if (key == "read") return Set(ParseFraction(v), &w.read_fraction);
+    } else if (section_ == "tcp") {
+      if (key == "rto_min") return Set(ParseDuration(v), &sc_.tcp.rto_min_ns);
+      if (key == "rto_max") return Set(ParseDuration(v), &sc_.tcp.rto_max_ns);
+      if (key == "dupthresh") return SetInt(v, 1, 1000, &sc_.tcp.dupthresh);
+    } else if (section_ == "path") {
+      PathSpec& p = sc_.paths.back();
+      if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);
+      if (key == "spread") return Set(ParseDuration(v), &p.spread_ns);
+      if (key == "service") return Set(ParseDuration(v), &p.service_ns);
+      if (key == "parallelism") return SetInt(v, 0, 1 << 20, &p.parallelism);
+      if (key == "bandwidth") return Set(ParseBandwidth(v), &p.bandwidth);
+      if (key == "queues") return SetInt(v, 0, 4096, &p.queues);
+      if (key == "mss") return SetInt(v, 64, 65536, &p.mss);
+      if (key == "numa_node") return SetInt(v, -1, 1023, &p.numa_node);
+      if (key == "ana") {
+        if (!ValidAna(v)) return Bad("ANA state", v);
+        p.ana = std::string(v);
+        return absl::OkStatus();
+      }
+    } else if (section_ == "policy latency" || section_ == "policy pathwise") {
+      int64_t* window = section_ == "policy latency" ? &sc_.latency.window_ns
+                                                     : &sc_.pathwise.window_ns;
+      int* shift = section_ == "policy latency" ? &sc_.latency.ewma_shift
+                                                : &sc_.pathwise.ewma_shift;
+      if (key == "window") {
+        absl::Status s = Set(ParseDuration(v), window);
+        if (s.ok() && *window < 1000) {
+          return absl::InvalidArgumentError("must be >= 1us");
+        }
+        return s;
+      }
+      if (key == "ewma_shift") return SetInt(v, 0, 16, shift);
+    } else if (section_ == "policy hst") {
+      if (key == "ewma_shift") return SetInt(v, 0, 16, &sc_.hst.ewma_shift);
+    }
+    return absl::NotFoundError(key);
+  }
+
+  // TIME PATH delay DURATION | loss FRACTION | down | up | ana STATE
+  absl::Status EventLine(absl::string_view line) {
+    std::vector<absl::string_view> w =
+        absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (w.size() < 3) {
+      return absl::InvalidArgumentError(
+          "want TIME PATH delay D | loss P | down | up | ana STATE");
+    }
+    PendingEvent pe{.path_name = std::string(w[1]), .line = line_};
+    absl::StatusOr<int64_t> at = ParseDuration(w[0]);
+    if (!at.ok()) return at.status();
+    pe.event.at_ns = *at;
+    const absl::string_view action = w[2];
+    if (action != "delay" && action != "loss" && action != "down" &&
+        action != "up" && action != "ana") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown event '", action, "' (want delay, loss, down, up or ana)"));
+    }
+    const size_t want = (action == "down" || action == "up") ? 3 : 4;
+    if (w.size() != want) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", action, "' takes ", want - 3, " argument(s)"));
+    }
+    if (action == "delay") {
+      pe.event.kind = EventKind::kDelay;
+      absl::StatusOr<int64_t> d = ParseDuration(w[3]);
+      if (!d.ok()) return d.status();
+      pe.event.delay_ns = *d;
+    } else if (action == "loss") {
+      pe.event.kind = EventKind::kLoss;
+      absl::StatusOr<double> f = ParseFraction(w[3]);
+      if (!f.ok()) return f.status();
+      if (*f >= 1) return Bad("loss (must be < 100%)", w[3]);
+      pe.event.loss = *f;
+    } else if (action == "down") {
+      pe.event.kind = EventKind::kDown;
+    } else if (action == "up") {
+      pe.event.kind = EventKind::kUp;
+    } else if (action == "ana") {
+      pe.event.kind = EventKind::kAna;
+      if (!ValidAna(w[3])) return Bad("ANA state", w[3]);
+      pe.event.ana = std::string(w[3]);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown event '", action, "' (want delay, loss, down, up or ana)"));
+    }
+    pending_.push_back(std::move(pe));
+    return absl::OkStatus();
+  }
+
+  std::string file_;
+  int line_ = 0;
+  std::string section_;
+  Scenario sc_;
+  std::vector<PendingEvent> pending_;
+};
+
+}  // namespace
+
+absl::StatusOr<Scenario> ParseScenario(absl::string_view text,
+                                       absl::string_view file) {
+  return Parser(file).Run(text);
+}
+
+absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return ParseScenario(buf.str(), path);
+}
+
+}  // namespace pathwise::lab

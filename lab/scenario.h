@@ -1,0 +1,103 @@
+// `pathwise lab` scenarios: paths with a service model, scripted events and a
+// closed-loop workload. The file format is documented in lab/README.md and
+// in the README's "pathwise lab" section; ParseScenario() reports errors as
+// "FILE:LINE: what is wrong".
+#ifndef PATHWISE_LAB_SCENARIO_H_
+#define PATHWISE_LAB_SCENARIO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace pathwise::lab {
+
+inline constexpr int64_t kMs = 1'000'000;
+inline constexpr int64_t kSec = 1'000'000'000;
+
+struct PathSpec {
+  std::string name;
+  // Service model, in the order an I/O meets it:
+  double bandwidth = 0;    // bytes/s per direction (full duplex); 0 unlimited
+  int parallelism = 0;     // target I/Os in service at once; 0 unlimited
+  int64_t service_ns = 0;  // target service time per I/O
+  int64_t latency_ns = 100'000;  // round trip (pure delay, no capacity)
+  int64_t spread_ns = 0;         // mean of an exponential extra delay
+  int queues = 0;                // TCP connections; 0: one per CPU
+  int mss = 1448;                // TCP segment payload, for loss
+  int numa_node = 0;
+  std::string ana = "optimized";
+};
+
+enum class EventKind { kDelay, kLoss, kDown, kUp, kAna };
+
+struct Event {
+  int64_t at_ns = 0;
+  int path = 0;
+  EventKind kind = EventKind::kDelay;
+  int64_t delay_ns = 0;  // kDelay: extra round-trip delay from now on
+  double loss = 0;       // kLoss: per-segment loss probability from now on
+  std::string ana;       // kAna
+};
+
+struct Workload {
+  int numjobs = 1;
+  int iodepth = 1;
+  uint32_t bs = 4096;
+  double read_fraction = 1.0;
+  int cpus = 0;  // 0: numjobs (job j runs on CPU j % cpus)
+  int numa_node = 0;
+};
+
+struct TcpModel {
+  int64_t rto_min_ns = 200 * kMs;  // Linux TCP_RTO_MIN
+  int64_t rto_max_ns = 120 * kSec;
+  int dupthresh = 3;  // segments after a loss needed for fast retransmit
+};
+
+struct LatencyPolicyParams {  // the seed's latency iopolicy
+  int64_t window_ns = 15 * kSec;
+  int ewma_shift = 3;
+};
+
+struct PathwisePolicyParams {
+  int64_t window_ns = 1 * kSec;
+  int ewma_shift = 3;
+};
+
+struct HstParams {  // dm-multipath historical-service-time
+  int ewma_shift = 3;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  int64_t duration_ns = 60 * kSec;
+  uint64_t seed = 1;
+  Workload workload;
+  TcpModel tcp;
+  std::vector<PathSpec> paths;
+  std::vector<Event> events;  // sorted by time (stable)
+  LatencyPolicyParams latency;
+  PathwisePolicyParams pathwise;
+  HstParams hst;
+};
+
+// Parses scenario text; `file` names it in error messages.
+absl::StatusOr<Scenario> ParseScenario(absl::string_view text,
+                                       absl::string_view file);
+absl::StatusOr<Scenario> LoadScenario(const std::string& path);
+
+// Value parsers, exposed for tests. Durations: 250ns, 100us, 30ms, 1.5s, 2m.
+// Sizes: 4096, 4k, 4KiB, 1M. Bandwidth: 117MiB/s, 1Gbit/s, 125MB/s.
+// Fractions: 5% or 0.05.
+absl::StatusOr<int64_t> ParseDuration(absl::string_view s);
+absl::StatusOr<uint64_t> ParseSize(absl::string_view s);
+absl::StatusOr<double> ParseBandwidth(absl::string_view s);
+absl::StatusOr<double> ParseFraction(absl::string_view s);
+
+}  // namespace pathwise::lab
+
+#endif  // PATHWISE_LAB_SCENARIO_H_
