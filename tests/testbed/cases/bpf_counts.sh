@@ -9,7 +9,7 @@ bpf_start_agent "$1"
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} head=$(basename "$TB_HEAD")
 before=$(bpf_scrape before)
 n_ios=3000
-fio --name=counts --filename="$TB_HEAD" --direct=1 --ioengine=libaio --rw=randrw \
+fio --eta=never --name=counts --filename="$TB_HEAD" --direct=1 --ioengine=libaio --rw=randrw \
   --rwmixread=70 --bs=4k --iodepth=8 --io_size=$((n_ios * 4096)) --randrepeat=1 \
   --output-format=json --output="$TB_OUT/fio.json" || fail "fio"
 after=$(bpf_scrape after)

@@ -11,7 +11,7 @@ p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} c0=${TB_CTRLS[0]} head=$(basename "$TB_HEAD"
 before=$(bpf_scrape before)
 n_ios=12000
 # ~30 s at 400 IOPS: the link outage (and keep-alive expiry) happens mid-run.
-fio --name=failover --filename="$TB_HEAD" --direct=1 --ioengine=libaio --rw=randread \
+fio --eta=never --name=failover --filename="$TB_HEAD" --direct=1 --ioengine=libaio --rw=randread \
   --bs=4k --iodepth=16 --io_size=$((n_ios * 4096)) --rate_iops=400 --randrepeat=1 \
   --output-format=json --output="$TB_OUT/fio.json" &
 fio_pid=$!
@@ -43,6 +43,10 @@ e0=$(prom_delta "$before" "$after" pathwise_path_io_errors_total path="$p0" stat
 echo "failovers: path0 $f0, path1 $f1; reads: path0 $a, path1 $b, head $h, fio $fio_reads; path0 NVMe path-class errors $e0"
 ((f0 > 0)) || fail "no failover counted on path 0"
 pass "path 0 failovers $f0 > 0"
+# nvme_complete_rq saw the real status of the failed-over commands (host
+# aborted/path error, SCT 3) although the block layer reported success.
+((e0 > 0)) || fail "no NVMe path-class error counted on path 0"
+pass "path 0 NVMe path-class errors $e0 > 0"
 expect_eq "path0 + path1 reads" "$((a + b))" "$fio_reads"
 expect_eq "head reads" "$h" "$fio_reads"
 expect_eq "head histogram count" \

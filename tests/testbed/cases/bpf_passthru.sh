@@ -11,7 +11,7 @@ before=$(bpf_scrape before)
 read -r s0a _ < <(tb_path_stat 0)
 read -r s1a _ < <(tb_path_stat 1)
 n_ios=1000
-fio --name=passthru --filename="$TB_NG" --ioengine=io_uring_cmd --cmd_type=nvme \
+fio --eta=never --name=passthru --filename="$TB_NG" --ioengine=io_uring_cmd --cmd_type=nvme \
   --rw=randread --bs=4k --iodepth=8 --io_size=$((n_ios * 4096)) --size=64M \
   --output-format=json --output="$TB_OUT/fio.json" || { cat "$TB_OUT/fio.json" >&2; fail "fio io_uring_cmd"; }
 after=$(bpf_scrape after)
