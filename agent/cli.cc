@@ -267,6 +267,9 @@ std::string HelpText() {
       "                             (or JSON document) to stdout, exit 0\n"
       "  pathwise topology [flags]  print subsystem -> head -> paths, like\n"
       "                             `nvme show-topology`\n"
+      "  pathwise lab [flags]       simulate the path selection policies "
+      "on a\n"
+      "                             scenario file (`pathwise lab --help`)\n"
       "  pathwise --help | --version\n";
   for (Command c : {Command::kServe, Command::kSnapshot, Command::kTopology}) {
     absl::StrAppend(&out, "\nFlags of '", CommandName(c), "':\n");

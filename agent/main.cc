@@ -31,6 +31,7 @@
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_json.h"
 #include "exporters/topology_text.h"
+#include "lab/lab_cli.h"
 #include "model/snapshot_store.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -256,6 +257,11 @@ int Topology(Options o) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // `pathwise lab` parses its own flags (lab/lab_cli.h): it is a simulator
+  // and shares none of the agent's.
+  if (!args.empty() && args[0] == "lab") {
+    return lab::RunLab({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  }
   absl::StatusOr<Options> opts = ParseArgs(args);
   if (!opts.ok()) {
     Fatal(std::string(opts.status().message()));

@@ -52,6 +52,8 @@ expect_usage 'unknown command "frobnicate"' frobnicate
 expect_usage 'unexpected argument "extra"' snapshot extra
 expect_usage '--listen_address needs a value' --listen_address
 expect_usage 'for --log_level' --log_level=loud
+expect_usage 'lab: --scenario FILE is required' lab
+expect_usage "lab: --policies: unknown policy 'fastest'" lab --scenario=x --policies=fastest
 
 # --version / --help
 out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revision\ .+\)$ ]] \
