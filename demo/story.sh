@@ -19,31 +19,27 @@ tb_fio --rw=randread --iodepth=16 --numjobs=2 --group_reporting --runtime=3600 \
   >/tmp/fio.txt 2>&1 &
 fio_pid=$!
 
-# One line per path per second from pathwise's /metrics: reads/s and mean read
-# latency from the deltas of the path counters.
+# One line per scrape of pathwise's /metrics (every second or so; slower
+# under TCG load): per path reads/s, mean read latency, and p50/p99 from the
+# eBPF latency histograms (demo/path_latency.awk).
 view() { # seconds label
-  local secs=$1 label=$2 end prev="" now
+  local secs=$1 label=$2 end t0 t1
   end=$((SECONDS + secs))
+  curl -sf --max-time 5 "$url/metrics" -o /tmp/prev.prom
+  t0=$(date +%s.%N)
   while ((SECONDS < end)); do
-    now=$(curl -sf --max-time 2 "$url/metrics" | awk -v t="$(date +%s.%N)" '
-      /^pathwise_path_io_(completed|time_seconds)_total\{/ && /op="read"/ {
-        match($0, /path="[^"]*"/); p = substr($0, RSTART + 6, RLENGTH - 7)
-        if ($0 ~ /^pathwise_path_io_completed/) c[p] = $NF; else s[p] = $NF
-      }
-      END { for (p in c) printf "%s %s %s %s\n", p, t, c[p], s[p] }' | sort)
-    if [[ -n $prev ]]; then
-      join <(echo "$prev") <(echo "$now") | awk -v label="$label" '
-        { dt = $5 - $2; dn = $6 - $3; ds = $7 - $4
-          line = line sprintf("  %s %6.0f IOPS %7.2f ms", $1, dt > 0 ? dn / dt : 0, dn > 0 ? ds / dn * 1000 : 0) }
-        END { printf "%-24s%s\n", label, line }'
-    fi
-    prev=$now
     sleep 1
+    curl -sf --max-time 5 "$url/metrics" -o /tmp/now.prom || continue
+    t1=$(date +%s.%N)
+    awk -v t0="$t0" -v t1="$t1" -v label="$label" \
+      -f "$TB_SCRIPT_DIR/path_latency.awk" /tmp/prev.prom /tmp/now.prom
+    mv /tmp/now.prom /tmp/prev.prom
+    t0=$t1
   done
 }
 
 echo
-echo "== live per-path view from pathwise /metrics (reads/s, mean read latency)"
+echo "== live per-path view from pathwise /metrics (reads/s; read latency mean, p50, p99 from the eBPF histograms)"
 view "$phase" "healthy"
 tb_path_delay 0 30
 view "$phase" "path 0: +30 ms delay"
