@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "spdlog/spdlog.h"
 
 namespace pathwise::collectors {
 namespace {
@@ -161,6 +162,20 @@ absl::Status BpfIoCollector::Collect(model::Snapshot& snapshot) {
   if (!samples.ok()) {
     snapshot.io_source = "bpf";
     return samples.status();
+  }
+  if (samples->nvme_state != nvme_state_) {
+    nvme_state_ = samples->nvme_state;
+    switch (nvme_state_) {
+      case bpf::NvmeAttachState::kAttached:
+        spdlog::info("eBPF: nvme_complete_rq attached (NVMe status, retries)");
+        break;
+      case bpf::NvmeAttachState::kUnavailable:
+        spdlog::warn("eBPF: no NVMe status/retries: {}",
+                     samples->nvme_status_message);
+        break;
+      default:
+        break;
+    }
   }
   JoinBpfSamples(*samples, scope_, snapshot);
   return absl::OkStatus();

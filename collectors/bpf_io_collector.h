@@ -52,6 +52,7 @@ class BpfIoCollector : public Collector {
  private:
   std::unique_ptr<bpf::BpfSampler> sampler_;  // detaches on destruction
   DeviceScope scope_;
+  bpf::NvmeAttachState nvme_state_ = bpf::NvmeAttachState::kDisabled;
 };
 
 }  // namespace pathwise::collectors
