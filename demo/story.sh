@@ -54,4 +54,4 @@ kill "$pw_pid"
 wait "$pw_pid"
 echo
 echo "== head totals from pathwise"
-"$pw" snapshot --duration=1s | grep -E '^pathwise_head_io_(completed_total|bytes_total)\{.*op="read"'
+"$pw" snapshot --duration=1s --log_level=warn | grep -E '^pathwise_head_io_(completed_total|bytes_total)\{.*op="read"'
