@@ -35,3 +35,19 @@ prom_count() { prom_values "$@" | wc -l; }
 
 # scrape URL FILE: fetches a /metrics page.
 scrape() { curl -sf --max-time 5 "$1" -o "$2"; }
+
+# fio_path_reads FIO_ARGS...: runs tb_fio and sets R0 R1 (reads) and T0 T1
+# (read milliseconds) on paths 0 and 1 from their /sys/block stat deltas.
+fio_path_reads() {
+  local r0a t0a r1a t1a r0b t0b r1b t1b
+  read -r r0a t0a _ < <(tb_path_stat 0)
+  read -r r1a t1a _ < <(tb_path_stat 1)
+  tb_fio "$@" || fail "fio"
+  read -r r0b t0b _ < <(tb_path_stat 0)
+  read -r r1b t1b _ < <(tb_path_stat 1)
+  R0=$((r0b - r0a)) R1=$((r1b - r1a)) T0=$((t0b - t0a)) T1=$((t1b - t1a))
+  awk -v r0="$R0" -v r1="$R1" -v t0="$T0" -v t1="$T1" 'BEGIN {
+    printf "path0: %d reads, %.2f ms mean; path1: %d reads, %.2f ms mean\n",
+      r0, r0 ? t0 / r0 : 0, r1, r1 ? t1 / r1 : 0 }'
+  ((R0 > 20 && R1 > 20)) || fail "too few reads per path ($R0, $R1)"
+}

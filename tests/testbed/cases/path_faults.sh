@@ -3,16 +3,8 @@
 . "$TB_SCRIPT_DIR/assert.sh"
 tb_iopolicy round-robin || fail "iopolicy"
 tb_path_loss 0 20 || fail "loss"
-read -r r0a t0a _ < <(tb_path_stat 0)
-read -r r1a t1a _ < <(tb_path_stat 1)
-tb_fio --runtime=6 --iodepth=8 --output="$TB_OUT/fio-loss.txt" || fail "fio"
-read -r r0b t0b _ < <(tb_path_stat 0)
-read -r r1b t1b _ < <(tb_path_stat 1)
-r0=$((r0b - r0a)) r1=$((r1b - r1a)) t0=$((t0b - t0a)) t1=$((t1b - t1a))
-awk -v r0="$r0" -v r1="$r1" -v t0="$t0" -v t1="$t1" \
-  'BEGIN { printf "20%% loss on path 0: path0 %d reads %.2f ms mean, path1 %d reads %.2f ms mean\n", r0, t0/r0, r1, t1/r1 }'
-((r0 > 20 && r1 > 20)) || fail "too few reads per path ($r0, $r1)"
-((t0 * r1 >= 3 * t1 * r0)) || fail "path 0 under 20% loss is not at least 3x slower than path 1"
+fio_path_reads --runtime=6 --iodepth=8 --output="$TB_OUT/fio-loss.txt"
+((T0 * R1 >= 3 * T1 * R0)) || fail "path 0 under 20% loss is not at least 3x slower than path 1"
 pass "lossy path at least 3x slower"
 tb_path_clear 0 || fail "clear"
 tc qdisc show dev tbh0 | grep -q netem && fail "netem still on tbh0"
