@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# promtool on the shipped rules: check rules, the unit tests (promtool test
+# rules), and the `for:` override (deploy/prometheus/override-for.sh) whose
+# copy must still pass `check rules` and differ only in `for:` lines.
+set -euo pipefail
+root=$(dirname "$(readlink -f "$0")")/../..
+cd "$root/deploy/prometheus"
+promtool check rules pathwise-rules.yml
+promtool test rules tests/*.test.yml
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+./override-for.sh 5s > "$tmp/rules.yml"
+promtool check rules "$tmp/rules.yml"
+changed=$(diff pathwise-rules.yml "$tmp/rules.yml" | grep '^>' || true)
+if [[ -z $changed ]] || grep -qv '^>[[:space:]]*for: 5s$' <<<"$changed"; then
+  echo "override-for.sh changed something other than for: lines:"; echo "$changed"; exit 1
+fi
+n_for=$(grep -c '^[[:space:]]*for:' pathwise-rules.yml)
+[[ $(wc -l <<<"$changed") -eq $n_for ]] || { echo "override missed a for: line"; exit 1; }
+if ./override-for.sh bogus >/dev/null 2>&1; then echo "override accepted a bad duration"; exit 1; fi
+echo "rules: check, unit tests and for: override ok"
