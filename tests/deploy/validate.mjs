@@ -164,6 +164,12 @@ check("DaemonSet: read-only mounts of exactly the host's /sys at the --sysfs_roo
   assert.deepEqual(pod.volumes.map((v) => v.hostPath?.path), ["/sys"]);
   assert.deepEqual(c.volumeMounts.map((m) => [m.mountPath, m.readOnly]), [["/sys", true]]);
 });
+check("daemonset-args.sh (used by the testbed and capability tests) reads the same args and capabilities", () => {
+  const sh = path.join(root, "tests/deploy/daemonset-args.sh");
+  const run = (m) => execFileSync(sh, [m], { encoding: "utf8" }).trim().split("\n");
+  assert.deepEqual(run("--args"), c.args);
+  assert.deepEqual(run("--caps"), c.securityContext.capabilities.add);
+});
 check("Service: headless, selects the DaemonSet's pods, targets the metrics port", () => {
   assert.equal(svc.spec.clusterIP, "None");
   for (const [k, v] of Object.entries(svc.spec.selector)) assert.equal(ds.spec.template.metadata.labels[k], v, k);

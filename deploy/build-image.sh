@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the pathwise container image with buildah into an OCI archive.
+#   deploy/build-image.sh [PATHWISE_BINARY] [OUT.oci.tar] [TAG]
+# Defaults: build/pathwise, build/pathwise-image.oci.tar, localhost/pathwise:<version>.
+# The image is FROM scratch: the agent (stripped) and exactly the shared
+# libraries `ldd` resolves for it, at the paths the dynamic loader uses.
+# buildah runs with the vfs storage driver and chroot isolation in private
+# storage under a temporary directory, so it needs no daemon, overlayfs or
+# user namespaces (it does need root, as the rest of the build does).
+# Load the result with: podman load -i OUT, or skopeo copy oci-archive:OUT docker://...
+set -euo pipefail
+here=$(dirname "$(readlink -f "$0")")
+root=$here/..
+bin=$(readlink -f "${1:-$root/build/pathwise}")
+out=${2:-$root/build/pathwise-image.oci.tar}
+mkdir -p "$(dirname "$out")"
+out=$(readlink -f "$out")
+version=$(sed -nE 's/^project\(pathwise VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
+tag=${3:-localhost/pathwise:${version:-dev}}
+[[ -x $bin ]] || { echo "build-image: no agent binary at $bin" >&2; exit 1; }
+command -v buildah >/dev/null || { echo "build-image: buildah missing (apt-get install buildah)" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pathwise-image.XXXXXX")
+cleanup() {
+  buildah --root "$tmp/storage" --runroot "$tmp/run" --storage-driver vfs rmi --all >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ctx=$tmp/context
+rootfs=$ctx/rootfs
+mkdir -p "$rootfs/usr/bin"
+cp "$here/Containerfile" "$ctx/"
+strip --strip-unneeded -o "$rootfs/usr/bin/pathwise" "$bin"
+
+# The runtime closure: every "=> /path" of ldd plus the loader (PT_INTERP).
+mapfile -t libs < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
+((${#libs[@]} > 0)) || { echo "build-image: ldd found no libraries (static binary?)" >&2; exit 1; }
+for lib in "${libs[@]}"; do
+  mkdir -p "$rootfs$(dirname "$lib")"
+  cp -L "$lib" "$rootfs$lib"          # the file, under the name the loader asks for
+done
+printf '%s\n' /usr/bin/pathwise "${libs[@]}" > "$ctx/manifest.txt"
+
+B=(buildah --root "$tmp/storage" --runroot "$tmp/run" --storage-driver vfs)
+"${B[@]}" bud --isolation chroot --quiet --layers=false -f "$ctx/Containerfile" -t "$tag" "$ctx" >/dev/null
+rm -f "$out"
+"${B[@]}" push --quiet "$tag" "oci-archive:$out:$tag"
+cp "$ctx/manifest.txt" "${out%.tar}.files.txt"
+size=$(stat -c %s "$out")
+echo "build-image: $tag -> $out ($((size / 1024)) KiB, ${#libs[@]} libraries; file list ${out%.tar}.files.txt)"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# deploy/systemd/pathwise.service: `systemd-analyze verify` (with ExecStart
+# pointed at the built binary, since verify checks it exists), the same
+# agent args as the DaemonSet, the hardening directives, and
+# `systemd-analyze security --offline` exposure at most 3.0 ("OK").
+#   tests/deploy/systemd-test.sh PATHWISE_BINARY
+set -euo pipefail
+bin=$(readlink -f "$1")
+here=$(dirname "$(readlink -f "$0")")
+unit=$here/../../deploy/systemd/pathwise.service
+command -v systemd-analyze >/dev/null || { echo "SKIP: no systemd-analyze"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+sed "s|/usr/local/bin/pathwise|$bin|" "$unit" > "$tmp/pathwise.service"
+out=$(systemd-analyze verify "$tmp/pathwise.service" 2>&1) || { echo "$out"; exit 1; }
+# verify exits 0 on unknown keys; any diagnostic about our unit is a failure.
+if grep -i 'pathwise.service' <<<"$out"; then echo "FAIL verify diagnostics"; exit 1; fi
+echo "ok   systemd-analyze verify"
+
+exec_args=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$unit")
+ds_args=$("$here/daemonset-args.sh" --args | paste -sd' ')
+[[ $exec_args == "$ds_args" ]] || { echo "FAIL ExecStart args '$exec_args' != DaemonSet '$ds_args'"; exit 1; }
+echo "ok   ExecStart args equal the DaemonSet's: $exec_args"
+
+for d in 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' 'NoNewPrivileges=yes' 'ProtectSystem=strict' \
+         'ReadOnlyPaths=/sys' 'ProtectHome=yes' 'PrivateDevices=yes' 'ProtectKernelTunables=yes' \
+         'ProtectKernelModules=yes' 'RestrictNamespaces=yes' 'MemoryDenyWriteExecute=yes' \
+         'SystemCallFilter=@system-service bpf' 'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX'; do
+  grep -qxF "$d" "$unit" || { echo "FAIL missing: $d"; exit 1; }
+done
+echo "ok   hardening directives present"
+
+if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise.service" 2>&1); then
+  level=$(sed -nE 's/.*Overall exposure level for pathwise.service: ([0-9.]+).*/\1/p' <<<"$sec")
+  awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 3.0) }' || { echo "FAIL exposure $level > 3.0"; exit 1; }
+  echo "ok   systemd-analyze security exposure $level"
+else
+  echo "note systemd-analyze security --offline unsupported here"
+fi
