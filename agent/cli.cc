@@ -1,6 +1,7 @@
 #include "agent/cli.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -40,6 +41,28 @@ ABSL_FLAG(absl::Duration, duration, absl::Seconds(2),
 ABSL_FLAG(std::string, format, "",
           "Output format. snapshot: prometheus (default) or json; topology: "
           "text (default) or json.");
+ABSL_FLAG(int, ewma_shift, 3,
+          "Path scoring: latency EWMA weight, 0-16; each window's mean counts "
+          "1/2^shift (3: 1/8 new, 7/8 old, as the kernel's latency "
+          "iopolicy).");
+ABSL_FLAG(double, degraded_ratio, 3,
+          "Path scoring: a path whose latency EWMA is at least this many "
+          "times the best usable sibling's (for --degraded_windows windows) "
+          "is degraded; > 1.");
+ABSL_FLAG(int, degraded_windows, 2,
+          "Path scoring: consecutive windows over --degraded_ratio before a "
+          "path is degraded; >= 1.");
+ABSL_FLAG(int, idle_windows, 10,
+          "Path scoring: windows without a completed I/O before a path is "
+          "idle; >= 1.");
+ABSL_FLAG(int, recover_windows, 5,
+          "Path scoring: consecutive clean windows before a degraded or "
+          "failed path is healthy again; >= 1.");
+ABSL_FLAG(double, reseed_ratio, 3,
+          "Path scoring: a window whose mean latency differs from the EWMA "
+          "by this factor or more (over >= 16 I/Os) re-initialises the EWMA "
+          "to it, so a step is seen in one window; 0 turns this off (the "
+          "kernel's plain EWMA), else > 1.");
 ABSL_FLAG(std::string, log_level, "info",
           "Log level: debug, info, warn or error. Logs go to stderr.");
 
@@ -78,10 +101,12 @@ const std::map<Command, std::vector<std::string>>& CommandFlags() {
   static const auto* m = new std::map<Command, std::vector<std::string>>{
       {Command::kServe,
        {"listen_address", "interval", "sysfs_root", "bpf", "bpf_stats",
-        "devices", "log_level"}},
+        "devices", "ewma_shift", "degraded_ratio", "degraded_windows",
+        "idle_windows", "recover_windows", "reseed_ratio", "log_level"}},
       {Command::kSnapshot,
        {"duration", "format", "interval", "sysfs_root", "bpf", "bpf_stats",
-        "devices", "log_level"}},
+        "devices", "ewma_shift", "degraded_ratio", "degraded_windows",
+        "idle_windows", "recover_windows", "reseed_ratio", "log_level"}},
       {Command::kTopology, {"format", "sysfs_root", "log_level"}},
   };
   return *m;
@@ -210,6 +235,40 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   o.duration = absl::GetFlag(FLAGS_duration);
   o.format = absl::GetFlag(FLAGS_format);
   o.log_level = absl::GetFlag(FLAGS_log_level);
+  o.scoring.ewma_shift = absl::GetFlag(FLAGS_ewma_shift);
+  o.scoring.degraded_ratio = absl::GetFlag(FLAGS_degraded_ratio);
+  o.scoring.degraded_windows = absl::GetFlag(FLAGS_degraded_windows);
+  o.scoring.idle_windows = absl::GetFlag(FLAGS_idle_windows);
+  o.scoring.recover_windows = absl::GetFlag(FLAGS_recover_windows);
+  o.scoring.reseed_ratio = absl::GetFlag(FLAGS_reseed_ratio);
+
+  if (o.scoring.ewma_shift < 0 || o.scoring.ewma_shift > 16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", o.scoring.ewma_shift,
+                     "\" for --ewma_shift: want 0 to 16"));
+  }
+  // `!(x > 1)` also rejects NaN.
+  if (!(o.scoring.degraded_ratio > 1) || std::isinf(o.scoring.degraded_ratio)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", o.scoring.degraded_ratio,
+                     "\" for --degraded_ratio: must be a number above 1"));
+  }
+  if (o.scoring.reseed_ratio != 0 &&
+      (!(o.scoring.reseed_ratio > 1) || std::isinf(o.scoring.reseed_ratio))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", o.scoring.reseed_ratio,
+                     "\" for --reseed_ratio: want 0 (off) or above 1"));
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, int>{"degraded_windows",
+                                    o.scoring.degraded_windows},
+        {"idle_windows", o.scoring.idle_windows},
+        {"recover_windows", o.scoring.recover_windows}}) {
+    if (value < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid value \"", value, "\" for --", name, ": must be >= 1"));
+    }
+  }
 
   if (o.interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "scoring/scoring.h"
 
 namespace pathwise::agent {
 
@@ -31,6 +32,9 @@ struct Options {
   absl::Duration duration;
   std::string format;  // resolved per command: prometheus|json|text
   std::string log_level;
+  // Path scoring (--ewma_shift, --degraded_ratio, --degraded_windows,
+  // --idle_windows, --recover_windows, --reseed_ratio).
+  scoring::Config scoring;
 };
 
 // Parses argv (argv[0] excluded). The error message is a single line.

@@ -1,5 +1,6 @@
 // pathwise: the agent binary. See `pathwise --help`.
 #include <signal.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "collectors/bpf_sampler.h"
 #endif
 #include "collectors/nvme_topology_collector.h"
+#include "collectors/scoring_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "collectors/sysfs_reader.h"
 #include "exporters/http_server.h"
@@ -123,8 +125,20 @@ absl::Status AddCollectors(const Options& o,
   const collectors::SysfsReader reader(o.sysfs_root);
   registry.Add(std::make_unique<collectors::NvmeTopologyCollector>(reader));
   if (absl::Status s = AddIoCollector(o, reader, registry); !s.ok()) return s;
+  // The scoring stage reads what the collectors above wrote.
+  collectors::ScoringOptions so;
+  so.config = o.scoring;
+  so.interval = o.interval;
+  struct utsname u;
+  so.kernel_has_queue_depth =
+      uname(&u) != 0 || collectors::KernelHasQueueDepth(u.release);
+  registry.Add(std::make_unique<collectors::ScoringCollector>(so));
   registry.InitAll();
   return absl::OkStatus();
+}
+
+const model::Scoring* Scoring(const model::Snapshot& snap) {
+  return snap.scoring ? &*snap.scoring : nullptr;
 }
 
 std::string LandingPage() {
@@ -170,7 +184,8 @@ int Serve(const Options& o) {
     }
     return exporters::HttpResponse{
         200, "application/json",
-        exporters::TopologyToJson(snap->topology).dump(2) + "\n"};
+        exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2) +
+            "\n"};
   };
   routes["/"] = [] {
     return exporters::HttpResponse{200, "text/html; charset=utf-8",
@@ -247,9 +262,11 @@ int Topology(Options o) {
   Agent agent(registry, store, o.interval);
   std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
   if (o.format == "json") {
-    std::cout << exporters::TopologyToJson(snap->topology).dump(2) << "\n";
+    std::cout
+        << exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2)
+        << "\n";
   } else {
-    std::cout << exporters::TopologyToText(snap->topology);
+    std::cout << exporters::TopologyToText(snap->topology, Scoring(*snap));
   }
   std::cout.flush();
   return std::cout.good() ? 0 : kExitRuntime;

@@ -39,7 +39,8 @@ view() { # seconds label
 }
 
 echo
-echo "== live per-path view from pathwise /metrics (reads/s; read latency mean, p50, p99 from the eBPF histograms)"
+echo "== live per-path view from pathwise /metrics (reads/s; read latency mean, p50, p99 from the eBPF histograms;"
+echo "   read weight 0-64 and health from pathwise's scoring; the iopolicy it recommends)"
 view "$phase" "healthy"
 tb_path_delay 0 30
 view "$phase" "path 0: +30 ms delay"

@@ -41,9 +41,23 @@ json IoJson(const model::IoStats& io) {
               {"inflight", io.inflight ? json(*io.inflight) : json(nullptr)}};
 }
 
+void AddScoring(const model::PathScoring& ps, json& path) {
+  json weight = json::object(), ewma = json::object();
+  for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
+    const std::string group(model::kOpGroupNames[g]);
+    weight[group] = ps.weight[g];
+    ewma[group] = ps.latency_ewma_seconds[g] ? json(*ps.latency_ewma_seconds[g])
+                                             : json(nullptr);
+  }
+  path["health"] = ps.health;
+  path["weight"] = weight;
+  path["score"] = ps.score ? json(*ps.score) : json(nullptr);
+  path["latency_ewma_seconds"] = ewma;
+}
+
 }  // namespace
 
-json TopologyToJson(const model::Topology& t) {
+json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
   json subs = json::array();
   for (const model::Subsystem& s : t.subsystems) {
     json heads = json::array();
@@ -63,6 +77,12 @@ json TopologyToJson(const model::Topology& t) {
             {"address", c ? c->address : ""},
             {"controller_state", c ? c->state : ""},
         });
+        if (scoring != nullptr) {
+          if (auto it = scoring->paths.find(p.name);
+              it != scoring->paths.end()) {
+            AddScoring(it->second, paths.back());
+          }
+        }
       }
       heads.push_back({{"name", h.name},
                        {"nsid", h.nsid},
@@ -80,12 +100,20 @@ json TopologyToJson(const model::Topology& t) {
                     {"serial", s.serial},
                     {"heads", heads},
                     {"controllers", ctrls}});
+    if (scoring != nullptr) {
+      if (auto it = scoring->iopolicy_recommended.find(s.name);
+          it != scoring->iopolicy_recommended.end()) {
+        subs.back()["iopolicy_recommended"] = it->second.first;
+        subs.back()["iopolicy_recommended_reason"] = it->second.second;
+      }
+    }
   }
   return json{{"subsystems", subs}};
 }
 
 json SnapshotToJson(const model::Snapshot& snap) {
-  json j = TopologyToJson(snap.topology);
+  json j =
+      TopologyToJson(snap.topology, snap.scoring ? &*snap.scoring : nullptr);
   j["generation"] = snap.generation;
   j["collected_at"] =
       snap.collected_at == absl::InfinitePast()

@@ -14,11 +14,17 @@ namespace pathwise::exporters {
 //       numa_node,transport,address,controller_state}]}],
 //    "controllers":[{name,transport,address,traddr,trsvcid,host_traddr,
 //       host_iface,state,cntlid,numa_node,io_queues}]}]}
-nlohmann::json TopologyToJson(const model::Topology& topology);
+// With `scoring`, each path also has "health", "weight" ({read,write,other}),
+// "score" and "latency_ewma_seconds" ({read,write,other}, null without a
+// sample), and each subsystem "iopolicy_recommended" and
+// "iopolicy_recommended_reason".
+nlohmann::json TopologyToJson(const model::Topology& topology,
+                              const model::Scoring* scoring = nullptr);
 
 // TopologyToJson plus "generation", "collected_at", "io_source",
-// "topology_changes_total", "collectors" and "io" ({"paths":{..},
-// "heads":{..}} keyed by device name, per op: completed, bytes, time_seconds).
+// "topology_changes_total", "collectors" (scoring as in TopologyToJson) and
+// "io" ({"paths":{..}, "heads":{..}} keyed by device name, per op: completed,
+// bytes, time_seconds).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 }  // namespace pathwise::exporters

@@ -10,7 +10,11 @@
 
 namespace pathwise::exporters {
 
-std::string TopologyToText(const model::Topology& topology);
+// With `scoring` (the scoring stage's output), each path line also shows
+// its health, weights per op group (read/write/other) and score, and each
+// subsystem the recommended iopolicy.
+std::string TopologyToText(const model::Topology& topology,
+                           const model::Scoring* scoring = nullptr);
 
 }  // namespace pathwise::exporters
 

@@ -191,6 +191,46 @@ struct SamplerStats {
   std::vector<Program> programs;
 };
 
+// Path scoring (collectors/scoring_collector.h, docs/scoring.md): filled
+// once per window from the window's I/O deltas. The vocabularies are the
+// exported label values.
+inline constexpr std::array<absl::string_view, 3> kOpGroupNames = {
+    "read", "write", "other"};
+inline constexpr std::array<absl::string_view, 4> kPathHealthStates = {
+    "healthy", "degraded", "failed", "idle"};
+
+struct PathScoring {
+  std::string health;  // one of kPathHealthStates
+  // Per op group (kOpGroupNames): the latency EWMA (nullopt until the first
+  // sample) and the weight (0-64).
+  std::array<std::optional<double>, 3> latency_ewma_seconds;
+  std::array<uint32_t, 3> weight = {0, 0, 0};
+  // 100 x best usable sibling's EWMA / this path's, the lowest over op
+  // groups; nullopt without evidence.
+  std::optional<double> score;
+  // Time since the path's last completed I/O; nullopt: none seen yet.
+  std::optional<double> sample_age_seconds;
+};
+
+struct HeadScoring {
+  std::array<int, 4> paths_by_state = {0, 0, 0, 0};  // kPathHealthStates
+  // Worst usable EWMA over best (largest over op groups); nullopt with
+  // fewer than two usable paths with an EWMA.
+  std::optional<double> latency_imbalance_ratio;
+};
+
+struct Scoring {
+  std::map<std::string, PathScoring, std::less<>> paths;  // by path name
+  std::map<std::string, HeadScoring, std::less<>> heads;  // by head name
+  // By subsystem name: the advisor's iopolicy (numa | round-robin |
+  // queue-depth) and its one-line reason.
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>>
+      iopolicy_recommended;
+};
+
+inline constexpr std::array<absl::string_view, 3> kRecommendedIopolicies = {
+    "numa", "round-robin", "queue-depth"};
+
 struct CollectorResult {
   std::string name;
   double duration_seconds = 0;
@@ -212,6 +252,8 @@ struct Snapshot {
   std::map<std::string, PathNvmeStats, std::less<>> path_nvme;
   std::map<std::string, IoStats, std::less<>> device_io;
   std::optional<SamplerStats> sampler;
+  // Path scoring; nullopt when the scoring stage did not run.
+  std::optional<Scoring> scoring;
 
   std::vector<CollectorResult> collectors;
   uint64_t topology_changes_total = 0;

@@ -24,6 +24,19 @@ uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift) {
   return static_cast<uint64_t>(sum >> shift);
 }
 
+uint64_t UpdateEwma(std::optional<uint64_t> old_ewma, uint64_t mean,
+                    uint64_t count, const Config& config) {
+  if (!old_ewma.has_value()) return mean;
+  if (config.reseed_ratio > 0 && count >= config.reseed_min_samples) {
+    const double m = static_cast<double>(mean);
+    const double e = static_cast<double>(*old_ewma);
+    if (m >= config.reseed_ratio * e || m * config.reseed_ratio <= e) {
+      return mean;
+    }
+  }
+  return EwmaStep(*old_ewma, mean, config.ewma_shift);
+}
+
 std::vector<uint32_t> ComputeWeights(
     const std::vector<std::optional<uint64_t>>& ewma,
     const std::vector<bool>& usable) {
@@ -84,9 +97,7 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
       const OpSample& s = w.ops[g];
       if (s.count > 0) {
         const uint64_t mean = s.latency_sum_ns / s.count;
-        p.ewma_ns[g] = p.ewma_ns[g].has_value()
-                           ? EwmaStep(*p.ewma_ns[g], mean, config_.ewma_shift)
-                           : mean;
+        p.ewma_ns[g] = UpdateEwma(p.ewma_ns[g], mean, s.count, config_);
         p.age_windows[g] = 0;
         any_sample = true;
       } else if (p.age_windows[g].has_value()) {

@@ -11,6 +11,9 @@
 //     first sample   ewma = m
 //     later          ewma = (ewma * ((1 << shift) - 1) + m) >> shift
 //     no samples     ewma unchanged; the path's sample age grows by one window
+//     step           if reseed_ratio > 0, count >= reseed_min_samples and
+//                    m >= reseed_ratio x ewma or m x reseed_ratio <= ewma:
+//                    ewma = m (a regime change, not noise: re-initialise)
 //   score  = 1e9 / ewma_ns                              (a rate: "I/Os per s")
 //   weight = floor(score * 64 / sum of scores of the head's usable paths),
 //            at least 1 for a usable path (every path is still probed),
@@ -80,6 +83,13 @@ struct Config {
   int degraded_windows = 2;     // consecutive windows over the ratio
   int idle_windows = 10;        // windows without samples -> idle
   int recover_windows = 5;      // clean windows to leave degraded/failed
+  // Step detection (see docs/scoring.md): a window whose mean differs from
+  // the EWMA by at least this factor, either way, over at least
+  // reseed_min_samples I/Os, re-initialises the EWMA to that mean, so a
+  // path that became much slower or much faster is seen in one window
+  // instead of ~20. 0 turns it off (the kernel proposal's plain EWMA).
+  double reseed_ratio = 3.0;
+  uint64_t reseed_min_samples = 16;
   // Advisor: a head whose worst/best usable EWMA reaches this is asymmetric.
   double asymmetric_ratio = 1.5;
 };
@@ -108,6 +118,12 @@ bool IsUsable(std::string_view ana_state, std::string_view controller_state);
 
 // The EWMA step, exposed for tests: returns the new EWMA.
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift);
+
+// One window's update of an op group's EWMA with its window mean `mean` over
+// `count` I/Os (count > 0): the first sample initialises it, a step (see
+// Config::reseed_ratio) re-initialises it, else EwmaStep.
+uint64_t UpdateEwma(std::optional<uint64_t> old_ewma, uint64_t mean,
+                    uint64_t count, const Config& config);
 
 // Weights for a set of paths of one head in one op group. `ewma[i]` is
 // nullopt when path i has no EWMA; `usable[i]` false gives weight 0.

@@ -206,8 +206,11 @@ TEST(HealthTest, IdleAfterIdleWindowsWithoutSamples) {
 
 TEST(HealthTest, SmoothedEwmaDegradesWithinTwoWindowsOfAThirtyMsDelay) {
   // With the default shift 3, a path going from 0.5 ms to 30.5 ms is over 3x
-  // after one window ((500*7 + 30500) >> 3 = 4250 us > 1500 us).
-  HeadScorer h;
+  // after one window ((500*7 + 30500) >> 3 = 4250 us > 1500 us), even
+  // without step detection.
+  Config plain;
+  plain.reseed_ratio = 0;
+  HeadScorer h(plain);
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 4250000u);
@@ -279,6 +282,60 @@ TEST(AdvisorTest, NothingToBalanceKeepsTheCurrentPolicy) {
   HeadScorer quiet;  // no evidence yet
   quiet.Update({Reads("a", 0, 0), Reads("b", 0, 0)});
   EXPECT_EQ(AdviseFor(quiet, "queue-depth").iopolicy, "queue-depth");
+}
+
+TEST(ReseedTest, StepReinitialisesTheEwmaEitherWay) {
+  Config c;  // reseed_ratio 3, reseed_min_samples 16
+  EXPECT_EQ(UpdateEwma(std::nullopt, 700, 1, c), 700u);
+  // Under 3x either way: the plain step.
+  EXPECT_EQ(UpdateEwma(1000, 2999, 100, c), EwmaStep(1000, 2999, 3));
+  EXPECT_EQ(UpdateEwma(3000, 1001, 100, c), EwmaStep(3000, 1001, 3));
+  // 3x or more, over enough I/Os: the window mean.
+  EXPECT_EQ(UpdateEwma(1000, 3000, 16, c), 3000u);
+  EXPECT_EQ(UpdateEwma(3000, 1000, 16, c), 1000u);
+  // Too few I/Os to call it a step.
+  EXPECT_EQ(UpdateEwma(1000, 3000, 15, c), EwmaStep(1000, 3000, 3));
+  // Off: the kernel proposal's EWMA.
+  c.reseed_ratio = 0;
+  EXPECT_EQ(UpdateEwma(1000, 30000, 1000, c), EwmaStep(1000, 30000, 3));
+}
+
+TEST(ReseedTest, ThirtyMsDelayAndClearSeenWithinSeconds) {
+  // The testbed's story with 1 s windows: 0.5 ms paths, +30 ms on b, then
+  // the delay cleared. Defaults (shift 3, reseed 3x).
+  HeadScorer h;
+  for (int i = 0; i < 3; ++i) {
+    h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+  }
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 30500000u);  // reseeded
+  EXPECT_LE(h.Find("b")->weight[kRead], 6u);
+  EXPECT_GE(h.Find("a")->weight[kRead], 58u);
+  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);  // one window over
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
+  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  // Cleared: the first clean window reseeds and rebalances, five clean
+  // windows make it healthy (without the reseed: ~20 windows for the EWMA
+  // to come under 3x, then five more).
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 520000u);
+  EXPECT_GE(h.Find("b")->weight[kRead], 28u);
+  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  for (int i = 2; i <= 4; ++i) {
+    h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
+    EXPECT_EQ(h.Find("b")->health, Health::kDegraded) << i;
+  }
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
+  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
+}
+
+TEST(ReseedTest, OneSlowWindowDoesNotDegrade) {
+  HeadScorer h;
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 5000000)});  // spike
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 500000u);  // reseeded back
+  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
 }
 
 }  // namespace

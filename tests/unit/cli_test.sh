@@ -52,6 +52,15 @@ expect_usage 'unknown command "frobnicate"' frobnicate
 expect_usage 'unexpected argument "extra"' snapshot extra
 expect_usage '--listen_address needs a value' --listen_address
 expect_usage 'for --log_level' --log_level=loud
+expect_usage 'for --ewma_shift: want 0 to 16' --ewma_shift=17
+expect_usage 'invalid value "x" for --ewma_shift' snapshot --ewma_shift=x
+expect_usage 'for --degraded_ratio: must be a number above 1' --degraded_ratio=1
+expect_usage 'for --degraded_ratio: must be a number above 1' --degraded_ratio=nan
+expect_usage 'for --degraded_windows: must be >= 1' --degraded_windows=0
+expect_usage 'for --idle_windows: must be >= 1' snapshot --idle_windows=-3
+expect_usage 'for --recover_windows: must be >= 1' --recover_windows=0
+expect_usage 'for --reseed_ratio: want 0 \(off\) or above 1' --reseed_ratio=0.5
+expect_usage 'does not apply to .pathwise topology.' topology --ewma_shift=2
 expect_usage 'lab: --scenario FILE is required' lab
 expect_usage "lab: --policies: unknown policy 'fastest'" lab --scenario=x --policies=fastest
 

@@ -15,6 +15,7 @@
 #include "collectors/collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
+#include "collectors/scoring_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_text.h"
@@ -71,6 +72,8 @@ class SysfsFixtureTest : public ::testing::Test {
         collectors::SysfsReader(root)));
     reg->Add(std::make_unique<collectors::NvmeIoStatsCollector>(
         collectors::SysfsReader(root)));
+    reg->Add(std::make_unique<collectors::ScoringCollector>(
+        collectors::ScoringOptions{}));
     reg->InitAll();
     return reg;
   }
@@ -205,8 +208,9 @@ TEST_P(CapturedFixtureTest, ExpositionMatchesGolden) {
   testing::ExpectMatchesGolden(
       exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
       GetParam().name + ".prom");
-  testing::ExpectMatchesGolden(exporters::TopologyToText(s.topology),
-                               GetParam().name + ".topology.txt");
+  testing::ExpectMatchesGolden(
+      exporters::TopologyToText(s.topology, s.scoring ? &*s.scoring : nullptr),
+      GetParam().name + ".topology.txt");
 }
 
 INSTANTIATE_TEST_SUITE_P(Captured, CapturedFixtureTest,

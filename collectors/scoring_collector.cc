@@ -1,0 +1,158 @@
+#include "collectors/scoring_collector.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+
+namespace pathwise::collectors {
+namespace {
+
+static_assert(model::kOpGroupNames.size() == scoring::kOpGroups);
+static_assert(model::kPathHealthStates.size() == scoring::kHealthStates);
+static_assert(model::kRecommendedIopolicies.size() ==
+              scoring::kAdvisedIopolicies.size());
+
+// The seed's op groups: read, write, and everything else.
+scoring::OpGroup GroupOf(model::Op op) {
+  switch (op) {
+    case model::Op::kRead:
+      return scoring::OpGroup::kRead;
+    case model::Op::kWrite:
+      return scoring::OpGroup::kWrite;
+    default:
+      return scoring::OpGroup::kOther;
+  }
+}
+
+// Saturating delta: a counter that went backwards (a path re-created, the
+// sampler restarted) contributes nothing this window.
+uint64_t Delta(uint64_t now, uint64_t before) {
+  return now >= before ? now - before : 0;
+}
+
+}  // namespace
+
+bool KernelHasQueueDepth(absl::string_view release) {
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(release, absl::MaxSplits(absl::ByAnyChar(".-+"), 2));
+  int major = 0, minor = 0;
+  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) ||
+      !absl::SimpleAtoi(parts[1], &minor)) {
+    return true;
+  }
+  return major > 6 || (major == 6 && minor >= 11);
+}
+
+absl::Status ScoringCollector::Collect(model::Snapshot& snapshot) {
+  const model::Topology& topo = snapshot.topology;
+  std::map<std::string, Counters, std::less<>> current;
+  std::map<std::string, std::vector<scoring::PathWindow>, std::less<>> windows;
+  for (const model::Head& h : topo.heads) windows[h.name];
+
+  for (const model::Path& p : topo.paths) {
+    scoring::PathWindow w;
+    w.path = p.name;
+    w.numa_node = p.numa_node;
+    const model::Controller* c = topo.FindController(p.controller);
+    w.usable = scoring::IsUsable(
+        p.ana_state,
+        c == nullptr ? "" : model::NormalizeControllerState(c->state));
+
+    auto io = snapshot.path_io.find(p.name);
+    if (io != snapshot.path_io.end()) {
+      Counters now;
+      for (int i = 0; i < model::kOpCount; ++i) {
+        const std::optional<model::OpStats>& op = io->second.ops[i];
+        if (!op) continue;
+        scoring::OpSample& s =
+            now.ops[static_cast<int>(GroupOf(static_cast<model::Op>(i)))];
+        s.count += op->completed;
+        s.latency_sum_ns += op->time_ns;
+      }
+      if (auto nv = snapshot.path_nvme.find(p.name);
+          nv != snapshot.path_nvme.end()) {
+        now.failovers = nv->second.failovers;
+        for (const auto& [cls, n] : nv->second.errors_by_class) {
+          if (cls == "path") now.path_errors += n;
+        }
+      }
+      if (auto prev = previous_.find(p.name); prev != previous_.end()) {
+        const Counters& before = prev->second;
+        for (int g = 0; g < scoring::kOpGroups; ++g) {
+          const uint64_t n = Delta(now.ops[g].count, before.ops[g].count);
+          const uint64_t sum =
+              Delta(now.ops[g].latency_sum_ns, before.ops[g].latency_sum_ns);
+          if (n > 0) w.ops[g] = {n, sum};
+        }
+        w.failovers = Delta(now.failovers, before.failovers);
+        w.errors = Delta(now.path_errors, before.path_errors);
+      }
+      current[p.name] = now;
+    } else if (auto prev = previous_.find(p.name); prev != previous_.end()) {
+      // No statistics this window (the I/O collector failed for it): keep
+      // the baseline so the next window's delta spans both.
+      current[p.name] = prev->second;
+    }
+    if (auto it = windows.find(p.head); it != windows.end()) {
+      it->second.push_back(std::move(w));
+    }
+  }
+  previous_ = std::move(current);
+
+  // Heads that vanished are forgotten; new ones start fresh.
+  for (auto it = heads_.begin(); it != heads_.end();) {
+    it = windows.contains(it->first) ? std::next(it) : heads_.erase(it);
+  }
+
+  model::Scoring out;
+  const double interval_s = absl::ToDoubleSeconds(options_.interval);
+  for (const auto& [head, window] : windows) {
+    auto [it, inserted] = heads_.try_emplace(head, options_.config);
+    scoring::HeadScorer& scorer = it->second;
+    scorer.Update(window);
+    for (const scoring::PathScore& ps : scorer.paths()) {
+      model::PathScoring& m = out.paths[ps.path];
+      m.health = std::string(scoring::HealthName(ps.health));
+      for (int g = 0; g < scoring::kOpGroups; ++g) {
+        if (ps.ewma_ns[g]) {
+          m.latency_ewma_seconds[g] = static_cast<double>(*ps.ewma_ns[g]) / 1e9;
+        }
+        m.weight[g] = ps.weight[g];
+        if (ps.score[g])
+          m.score = std::min(m.score.value_or(*ps.score[g]), *ps.score[g]);
+      }
+      if (ps.sample_age_windows) {
+        m.sample_age_seconds =
+            static_cast<double>(*ps.sample_age_windows) * interval_s;
+      }
+    }
+    const scoring::HeadSummary sum = scorer.Summary();
+    model::HeadScoring& hs = out.heads[head];
+    for (int i = 0; i < scoring::kHealthStates; ++i) {
+      hs.paths_by_state[i] = sum.paths_by_state[i];
+    }
+    hs.latency_imbalance_ratio = sum.imbalance_ratio;
+  }
+
+  for (const model::Subsystem& s : topo.subsystems) {
+    scoring::AdvisorInput in;
+    in.current_iopolicy = s.iopolicy;
+    in.kernel_has_queue_depth = options_.kernel_has_queue_depth;
+    for (const model::Head& h : topo.heads) {
+      if (h.subsystem != s.name) continue;
+      if (auto it = heads_.find(h.name); it != heads_.end()) {
+        in.heads.push_back(&it->second);
+      }
+    }
+    scoring::Advice advice = scoring::Advise(in, options_.config);
+    out.iopolicy_recommended[s.name] = {std::move(advice.iopolicy),
+                                        std::move(advice.reason)};
+  }
+  snapshot.scoring = std::move(out);
+  return absl::OkStatus();
+}
+
+}  // namespace pathwise::collectors

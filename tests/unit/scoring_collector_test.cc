@@ -1,0 +1,259 @@
+// The scoring stage in the agent: window deltas from the I/O collectors'
+// cumulative counters into the scoring library, and the model fields the
+// exporters render (metrics, topology text and JSON).
+#include "collectors/scoring_collector.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "exporters/prometheus_families.h"
+#include "exporters/topology_json.h"
+#include "exporters/topology_text.h"
+#include "model/synthetic.h"
+#include "tests/unit/golden.h"
+
+namespace pathwise::collectors {
+namespace {
+
+using ::testing::HasSubstr;
+
+const exporters::BuildInfo kBuild{"0.0.0-test", "golden"};
+
+// One subsystem (round-robin, paths on NUMA nodes 0 and 1), one head, two
+// paths: nvme0c0n1 (optimized) and nvme0c1n1 (non-optimized), both live.
+class ScoringCollectorTest : public ::testing::Test {
+ protected:
+  ScoringCollectorTest() {
+    base_ = model::MakeSyntheticSnapshot({.subsystems = 1,
+                                          .heads_per_subsystem = 1,
+                                          .controllers_per_subsystem = 2});
+    p0_ = base_.topology.paths[0].name;
+    p1_ = base_.topology.paths[1].name;
+    for (const std::string& p : {p0_, p1_}) {
+      cum_[p] = model::IoStats{};
+      cum_[p].op(model::Op::kRead) = model::OpStats{};
+      cum_[p].op(model::Op::kWrite) = model::OpStats{};
+    }
+  }
+
+  // Adds `n` reads of `ms` milliseconds each to path `p`'s cumulative
+  // counters.
+  void Reads(const std::string& p, uint64_t n, double ms) {
+    model::OpStats& r = *cum_[p].op(model::Op::kRead);
+    r.completed += n;
+    r.bytes += n * 4096;
+    r.time_ns += static_cast<uint64_t>(n * ms * 1e6);
+  }
+
+  // One window: a snapshot with the current cumulative counters, run
+  // through `c`.
+  model::Snapshot Window(ScoringCollector& c) {
+    model::Snapshot s = base_;
+    s.path_io = cum_;
+    s.path_nvme = nvme_;
+    if (mutate_) mutate_(s);
+    EXPECT_TRUE(c.Collect(s).ok());
+    EXPECT_TRUE(s.scoring.has_value());
+    return s;
+  }
+
+  static const model::PathScoring& P(const model::Snapshot& s,
+                                     const std::string& p) {
+    return s.scoring->paths.at(p);
+  }
+
+  model::Snapshot base_;
+  std::string p0_, p1_;
+  std::map<std::string, model::IoStats, std::less<>> cum_;
+  std::map<std::string, model::PathNvmeStats, std::less<>> nvme_;
+  std::function<void(model::Snapshot&)> mutate_;
+};
+
+TEST(KernelHasQueueDepthTest, FromLinux611) {
+  EXPECT_TRUE(KernelHasQueueDepth("6.12.117+deb12-amd64"));
+  EXPECT_TRUE(KernelHasQueueDepth("6.11.0"));
+  EXPECT_TRUE(KernelHasQueueDepth("7.0.1"));
+  EXPECT_FALSE(KernelHasQueueDepth("6.1.0-57-amd64"));
+  EXPECT_FALSE(KernelHasQueueDepth("6.10.14"));
+  EXPECT_FALSE(KernelHasQueueDepth("5.15.0-91-generic"));
+  EXPECT_TRUE(KernelHasQueueDepth("weird"));  // unknown: assume it has
+}
+
+TEST_F(ScoringCollectorTest, FirstWindowHasNoDeltasEqualWeights) {
+  ScoringCollector c({});
+  Reads(p0_, 1000, 1);  // history before the agent started: not a window
+  model::Snapshot s = Window(c);
+  for (const std::string& p : {p0_, p1_}) {
+    EXPECT_EQ(P(s, p).health, "healthy");
+    EXPECT_EQ(P(s, p).weight[0], 32u) << p;
+    EXPECT_FALSE(P(s, p).latency_ewma_seconds[0].has_value());
+    EXPECT_FALSE(P(s, p).score.has_value());
+    EXPECT_FALSE(P(s, p).sample_age_seconds.has_value());
+  }
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
+            "round-robin");  // no evidence yet: keep the current one
+  EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[0], 2);
+}
+
+TEST_F(ScoringCollectorTest, DeltasFeedEwmaWeightsHealthAndAdvice) {
+  ScoringCollector c({});
+  Window(c);
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 30);
+  model::Snapshot s = Window(c);
+  EXPECT_DOUBLE_EQ(*P(s, p0_).latency_ewma_seconds[0], 0.0005);
+  EXPECT_DOUBLE_EQ(*P(s, p1_).latency_ewma_seconds[0], 0.030);
+  EXPECT_FALSE(P(s, p0_).latency_ewma_seconds[1].has_value());  // no writes
+  // scores 2000 and 33.3: 64*2000/2033.3 = 62.95, 64*33.3/2033.3 = 1.05
+  EXPECT_EQ(P(s, p0_).weight[0], 62u);
+  EXPECT_EQ(P(s, p1_).weight[0], 1u);
+  EXPECT_EQ(P(s, p0_).weight[1], 32u);  // no write evidence: equal shares
+  EXPECT_DOUBLE_EQ(*P(s, p0_).score, 100);
+  EXPECT_NEAR(*P(s, p1_).score, 100 * 0.5 / 30, 1e-9);
+  EXPECT_DOUBLE_EQ(*P(s, p0_).sample_age_seconds, 0);
+  EXPECT_DOUBLE_EQ(*s.scoring->heads.at("nvme0n1").latency_imbalance_ratio, 60);
+  EXPECT_EQ(P(s, p1_).health, "healthy");  // one window over the ratio
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
+            "queue-depth");
+
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 30);
+  s = Window(c);
+  EXPECT_EQ(P(s, p1_).health, "degraded");
+  EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[1], 1);
+
+  // An idle window: EWMA kept, sample age grows by the interval.
+  s = Window(c);
+  EXPECT_DOUBLE_EQ(*P(s, p1_).latency_ewma_seconds[0], 0.030);
+  EXPECT_DOUBLE_EQ(*P(s, p1_).sample_age_seconds, 1);
+}
+
+TEST_F(ScoringCollectorTest, WithoutQueueDepthTheAdvisorSaysRoundRobin) {
+  ScoringCollector c({.kernel_has_queue_depth = false});
+  Window(c);
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 30);
+  model::Snapshot s = Window(c);
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
+            "round-robin");
+  EXPECT_THAT(s.scoring->iopolicy_recommended.at("nvme-subsys0").second,
+              HasSubstr("no queue-depth"));
+}
+
+TEST_F(ScoringCollectorTest, SymmetricPathsOnTwoNodesNuma) {
+  ScoringCollector c({});
+  Window(c);
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 0.5);
+  model::Snapshot s = Window(c);
+  EXPECT_EQ(P(s, p0_).weight[0], 32u);
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first, "numa");
+}
+
+TEST_F(ScoringCollectorTest, UnusablePathsAreFailedWithWeightZero) {
+  ScoringCollector c({});
+  Window(c);
+  mutate_ = [&](model::Snapshot& s) {
+    s.topology.paths[0].ana_state = "inaccessible";
+    s.topology.controllers[1].state = "connecting";
+  };
+  Reads(p0_, 100, 0.5);
+  model::Snapshot s = Window(c);
+  for (const std::string& p : {p0_, p1_}) {
+    EXPECT_EQ(P(s, p).health, "failed") << p;
+    EXPECT_EQ(P(s, p).weight, (std::array<uint32_t, 3>{0, 0, 0})) << p;
+  }
+  EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[2], 2);
+}
+
+TEST_F(ScoringCollectorTest, FailoversAndPathErrorsDegradeAtOnce) {
+  ScoringCollector c({});
+  nvme_[p0_].errors_by_class = {{"generic", 0}, {"path", 0}};
+  nvme_[p1_].errors_by_class = {{"generic", 0}, {"path", 0}};
+  Window(c);
+  nvme_[p0_].errors_by_class[0].second = 5;  // not a path error
+  nvme_[p1_].failovers = 1;
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 0.5);
+  model::Snapshot s = Window(c);
+  EXPECT_EQ(P(s, p0_).health, "healthy");
+  EXPECT_EQ(P(s, p1_).health, "degraded");
+  // The same cumulative count next window is no new failover, but
+  // recovery takes recover_windows clean windows.
+  nvme_[p0_].errors_by_class[1].second = 1;  // a path error on p0
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 0.5);
+  s = Window(c);
+  EXPECT_EQ(P(s, p0_).health, "degraded");
+  EXPECT_EQ(P(s, p1_).health, "degraded");
+}
+
+TEST_F(ScoringCollectorTest, CountersGoingBackwardsAreNoWindow) {
+  ScoringCollector c({});
+  Window(c);
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 0.5);
+  Window(c);
+  cum_[p1_].op(model::Op::kRead)->completed = 10;  // path re-created
+  cum_[p1_].op(model::Op::kRead)->time_ns = 100;
+  Reads(p0_, 100, 0.5);
+  model::Snapshot s = Window(c);
+  EXPECT_DOUBLE_EQ(*P(s, p1_).latency_ewma_seconds[0], 0.0005);
+  EXPECT_DOUBLE_EQ(*P(s, p1_).sample_age_seconds, 1);
+  Reads(p1_, 100, 1);  // counts from the new baseline: mean 1 ms
+  s = Window(c);
+  // (0.5 ms * 7 + 1 ms) / 8: under 3x, a plain EWMA step.
+  EXPECT_DOUBLE_EQ(*P(s, p1_).latency_ewma_seconds[0], 0.0005625);
+}
+
+TEST_F(ScoringCollectorTest, SysfsMillisecondTicksAndOtherOps) {
+  // The sysfs fallback's time is whole milliseconds summed over the
+  // window's I/Os; discard and flush count as "other".
+  ScoringCollector c({});
+  Window(c);
+  Reads(p0_, 100, 1);
+  Reads(p1_, 100, 1);
+  cum_[p0_].op(model::Op::kFlush) = model::OpStats{20, 0, 40000000};
+  cum_[p0_].op(model::Op::kDiscard) = model::OpStats{20, 0, 0};
+  model::Snapshot s = Window(c);
+  EXPECT_DOUBLE_EQ(*P(s, p0_).latency_ewma_seconds[2], 0.001);  // 40 ms / 40
+  EXPECT_FALSE(P(s, p1_).latency_ewma_seconds[2].has_value());
+}
+
+TEST_F(ScoringCollectorTest, ExpositionAndTopologyViewsGolden) {
+  ScoringCollector c({});
+  Window(c);
+  for (int i = 0; i < 3; ++i) {
+    Reads(p0_, 100, 0.5);
+    Reads(p1_, 100, 30);
+    auto& w = *cum_[p0_].op(model::Op::kWrite);
+    w.completed += 10;
+    w.time_ns += 10 * 800000;
+  }
+  model::Snapshot s = Window(c);
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 30);
+  s = Window(c);
+  for (auto& r : s.collectors) r.duration_seconds = 0;
+  const std::string prom =
+      exporters::SerializeText(exporters::BuildFamilies(&s, kBuild));
+  EXPECT_THAT(prom,
+              HasSubstr("pathwise_path_health{subsystem=\"nvme-subsys0\""
+                        ",head=\"nvme0n1\",path=\"" +
+                        p1_ + "\",controller=\"nvme1\",state=\"degraded\"} 1"));
+  EXPECT_THAT(prom, HasSubstr("pathwise_subsystem_iopolicy_recommended{"
+                              "subsystem=\"nvme-subsys0\",iopolicy=\"queue-"
+                              "depth\"} 1"));
+  testing::ExpectMatchesGolden(prom, "scoring.prom");
+  testing::ExpectMatchesGolden(
+      exporters::TopologyToText(s.topology, &*s.scoring),
+      "scoring.topology.txt");
+  testing::ExpectMatchesGolden(
+      exporters::TopologyToJson(s.topology, &*s.scoring).dump(2) + "\n",
+      "scoring.topology.json");
+}
+
+}  // namespace
+}  // namespace pathwise::collectors
