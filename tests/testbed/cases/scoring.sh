@@ -70,18 +70,27 @@ t0=$(date +%s.%N)
 within baseline 10 '[[ $H0 == healthy && $E0 != - && $E1 != - ]]'
 cp "$prom" "$TB_OUT/baseline.prom"
 
-t0=$(date +%s.%N)
-tb_path_delay 0 30 || fail "delay"
+# The clock starts when the helper returns (netem is in place); how long the
+# helper itself took in this TCG guest is logged.
+# fault NAME CMD...: runs CMD, then starts the clock t0.
+fault() {
+  local name=$1 start
+  shift
+  start=$(date +%s.%N)
+  "$@" || fail "$name"
+  t0=$(date +%s.%N)
+  echo "$name: '$*' took $(awk -v a="$start" -v b="$t0" 'BEGIN { printf "%.2f", b - a }')s"
+}
+
+fault delay tb_path_delay 0 30
 within delay 3 '[[ $H0 == degraded && $ADV == queue-depth ]] && ((W0 <= 6 && W1 >= 58))'
 cp "$prom" "$TB_OUT/delay.prom"
 
-t0=$(date +%s.%N)
-tb_path_clear 0 || fail "clear"
+fault clear tb_path_clear 0
 within clear 10 '[[ $H0 == healthy ]] && ((W0 >= 24 && W1 <= 40))'
 cp "$prom" "$TB_OUT/clear.prom"
 
-t0=$(date +%s.%N)
-tb_path_ana 0 inaccessible || fail "ana"
+fault ana tb_path_ana 0 inaccessible
 within ana 10 '[[ $H0 == failed ]] && ((W0 == 0))'
 expect_eq "path 0 weights (read, write, other) when inaccessible" \
   "$(prom_values "$prom" pathwise_path_weight path="$p0" | tr '\n' ' ')" "0 0 0 "
