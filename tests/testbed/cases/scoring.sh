@@ -1,5 +1,5 @@
 # Path scoring in the agent (issue 5), tcp:2: under round-robin with fio (QD8,
-# 300 IOPS: path 0 still completes >= 16 I/Os a window at +30 ms, and the
+# 150 IOPS: path 0 still completes >= 16 I/Os a window at +30 ms, and the
 # TCG guest, which runs the target too, keeps CPU for scrapes)
 # running,
 #  - within 3 s of a 30 ms delay on path 0: path 0 degraded, its read weight
@@ -15,7 +15,7 @@ p0=${TB_PATHS[0]} p1=${TB_PATHS[1]}
 sub=$TB_SUBSYS
 prom=/tmp/scoring.prom
 
-tb_fio --runtime=120 --iodepth=8 --rate_iops=300 --output="$TB_OUT/fio.txt" &
+tb_fio --runtime=120 --iodepth=8 --rate_iops=150 --output="$TB_OUT/fio.txt" &
 fio_pid=$!
 trap 'kill $fio_pid $bpf_pid 2>/dev/null' EXIT
 
