@@ -31,8 +31,7 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   return 0;
 }
 
-static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
-                                                  int error,
+static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
                                                   unsigned int nr_bytes) {
   struct request_queue *q = PW_RD(rq, q);
   struct pw_io_val *v;
@@ -78,8 +77,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq,
    * another path and counted there. Count a failover, not an I/O. */
   if ((flags & req_nvme_mpath_mask) && !error && !nr_bytes &&
       cls != PW_OP_FLUSH && cls != PW_OP_PASSTHRU && !PW_RD(rq, bio)) {
-    struct pw_path_val *pv =
-        pw_entry(&pw_path, &dev, &pw_zero_path, dev, disk);
+    struct pw_path_val *pv = pw_entry(&pw_path, &dev, &pw_zero_path, dev, disk);
     if (pv)
       pv->failovers++;
     else

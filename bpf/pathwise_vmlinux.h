@@ -21,8 +21,8 @@
 #ifndef PATHWISE_BPF_PATHWISE_VMLINUX_H_
 #define PATHWISE_BPF_PATHWISE_VMLINUX_H_
 
-#include <linux/types.h>
 #include <linux/bpf.h>
+#include <linux/types.h>
 
 typedef _Bool bool;
 #define true 1
@@ -46,9 +46,9 @@ struct request_queue {
 
 struct request {
   struct request_queue *q;
-  __u32 cmd_flags;           /* blk_opf_t */
-  __u32 rq_flags;            /* req_flags_t */
-  unsigned int __data_len;   /* bytes left to complete */
+  __u32 cmd_flags;         /* blk_opf_t */
+  __u32 rq_flags;          /* req_flags_t */
+  unsigned int __data_len; /* bytes left to complete */
   struct bio *bio;
   __u64 io_start_time_ns;
 };
