@@ -9,10 +9,10 @@ expect_eq() { # what actual expected
   pass "$1 = $3"
 }
 
-# prom_values FILE NAME [LABEL=VALUE ...]: the values of NAME's samples in a
+# prom_samples FILE NAME [LABEL=VALUE ...]: the sample lines of NAME in a
 # Prometheus text exposition whose labels include every LABEL=VALUE given
-# (label order does not matter), one per line.
-prom_values() {
+# (label order does not matter).
+prom_samples() {
   local file=$1 name=$2
   shift 2
   awk -v name="$name" -v want="$*" '
@@ -20,15 +20,18 @@ prom_values() {
     $0 !~ /^#/ {
       split($0, parts, /[{ ]/)
       if (parts[1] != name) next
-      ok = 1
       for (i = 1; i <= n; i++) {
         eq = index(w[i], "=")
         pat = substr(w[i], 1, eq - 1) "=\"" substr(w[i], eq + 1) "\""
-        if (index($0, "{" pat) == 0 && index($0, "," pat) == 0) ok = 0
+        if (index($0, "{" pat) == 0 && index($0, "," pat) == 0) next
       }
-      if (ok) print $NF
+      print
     }' "$file"
 }
+
+# prom_values FILE NAME [LABEL=VALUE ...]: the values of those samples, one
+# per line.
+prom_values() { prom_samples "$@" | awk '{ print $NF }'; }
 
 # prom_count FILE NAME [LABEL=VALUE ...]: how many samples match.
 prom_count() { prom_values "$@" | wc -l; }

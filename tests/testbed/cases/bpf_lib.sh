@@ -56,21 +56,13 @@ prom_delta() {
 hist_buckets() {
   local file=$1 name=$2
   shift 2
-  awk -v name="${name}_bucket" -v want="$*" '
-    BEGIN { n = split(want, w, " ") }
-    $0 !~ /^#/ {
-      split($0, parts, /[{ ]/)
-      if (parts[1] != name) next
-      for (i = 1; i <= n; i++) {
-        eq = index(w[i], "=")
-        pat = substr(w[i], 1, eq - 1) "=\"" substr(w[i], eq + 1) "\""
-        if (index($0, "{" pat) == 0 && index($0, "," pat) == 0) next
-      }
+  prom_samples "$file" "${name}_bucket" "$@" | awk '
+    {
       match($0, /le="[^"]*"/)
       le = substr($0, RSTART + 4, RLENGTH - 5)
       sum[le] += $NF
     }
-    END { for (le in sum) print le, sum[le] }' "$file" | sort -g
+    END { for (le in sum) print le, sum[le] }' | sort -g
 }
 
 # hist_quantile Q BEFORE AFTER NAME [LABEL=VALUE ...]: the Q-quantile in
