@@ -60,9 +60,10 @@ ABSL_FLAG(int, recover_windows, 5,
           "failed path is healthy again; >= 1.");
 ABSL_FLAG(double, reseed_ratio, 3,
           "Path scoring: a window whose mean latency differs from the EWMA "
-          "by this factor or more (over >= 16 I/Os) re-initialises the EWMA "
-          "to it, so a step is seen in one window; 0 turns this off (the "
-          "kernel's plain EWMA), else > 1.");
+          "by this factor or more (over >= 16 I/Os) is a step: up, the EWMA "
+          "takes it at once; down, once the next window confirms it; an "
+          "unconfirmed step falls back to the plain EWMA. 0 turns this off "
+          "(the kernel's plain EWMA), else > 1.");
 ABSL_FLAG(std::string, log_level, "info",
           "Log level: debug, info, warn or error. Logs go to stderr.");
 

@@ -24,17 +24,40 @@ uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift) {
   return static_cast<uint64_t>(sum >> shift);
 }
 
-uint64_t UpdateEwma(std::optional<uint64_t> old_ewma, uint64_t mean,
-                    uint64_t count, const Config& config) {
-  if (!old_ewma.has_value()) return mean;
-  if (config.reseed_ratio > 0 && count >= config.reseed_min_samples) {
-    const double m = static_cast<double>(mean);
-    const double e = static_cast<double>(*old_ewma);
-    if (m >= config.reseed_ratio * e || m * config.reseed_ratio <= e) {
-      return mean;
-    }
+void UpdateEwma(EwmaState& state, uint64_t mean, uint64_t count,
+                const Config& config) {
+  if (!state.value.has_value()) {
+    state = EwmaState{.value = mean};
+    return;
   }
-  return EwmaStep(*old_ewma, mean, config.ewma_shift);
+  const bool judge =
+      config.reseed_ratio > 0 && count >= config.reseed_min_samples;
+  const double m = static_cast<double>(mean);
+  const double r = config.reseed_ratio;
+  if (state.step != 0) {
+    // The window after a step decides it.
+    const double pre = static_cast<double>(state.pre_step);
+    const bool persisted =
+        judge && (state.step > 0 ? m >= r * pre : m * r <= pre);
+    state.value =
+        persisted ? mean : EwmaStep(state.plain, mean, config.ewma_shift);
+    state.step = 0;
+    return;
+  }
+  const uint64_t plain = EwmaStep(*state.value, mean, config.ewma_shift);
+  const double e = static_cast<double>(*state.value);
+  if (judge && (m >= r * e || m * r <= e)) {
+    // Bad news at once, good news once it persists: a step up takes
+    // effect now (weights move away from a path that became slow within
+    // the window), a step down only when the next window confirms it (a
+    // lossy path's one clean window does not win its weight back).
+    state.step = m >= r * e ? 1 : -1;
+    state.pre_step = *state.value;
+    state.plain = plain;
+    state.value = state.step > 0 ? mean : plain;
+    return;
+  }
+  state.value = plain;
 }
 
 std::vector<uint32_t> ComputeWeights(
@@ -97,7 +120,8 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
       const OpSample& s = w.ops[g];
       if (s.count > 0) {
         const uint64_t mean = s.latency_sum_ns / s.count;
-        p.ewma_ns[g] = UpdateEwma(p.ewma_ns[g], mean, s.count, config_);
+        UpdateEwma(p.ewma_state[g], mean, s.count, config_);
+        p.ewma_ns[g] = p.ewma_state[g].value;
         p.age_windows[g] = 0;
         any_sample = true;
       } else if (p.age_windows[g].has_value()) {

@@ -13,7 +13,15 @@
 //     no samples     ewma unchanged; the path's sample age grows by one window
 //     step           if reseed_ratio > 0, count >= reseed_min_samples and
 //                    m >= reseed_ratio x ewma or m x reseed_ratio <= ewma:
-//                    ewma = m (a regime change, not noise: re-initialise)
+//                    a possible regime change. A step up takes effect at
+//                    once (ewma = m), a step down does not (ewma = the plain
+//                    step): bad news fast, good news once it persists. The
+//                    next window with samples decides: if its mean is again
+//                    >= ratio x (or <= 1/ratio x) the pre-step EWMA, the
+//                    step persisted and ewma = that mean (the first whole
+//                    window of the new regime; the step window was likely
+//                    mixed); otherwise it was noise and ewma = the plain
+//                    EWMA over both windows, as if there had been no step.
 //   score  = 1e9 / ewma_ns                              (a rate: "I/Os per s")
 //   weight = floor(score * 64 / sum of scores of the head's usable paths),
 //            at least 1 for a usable path (every path is still probed),
@@ -87,7 +95,8 @@ struct Config {
   // the EWMA by at least this factor, either way, over at least
   // reseed_min_samples I/Os, re-initialises the EWMA to that mean, so a
   // path that became much slower or much faster is seen in one window
-  // instead of ~20. 0 turns it off (the kernel proposal's plain EWMA).
+  // instead of ~20; if the next window does not confirm the step, the plain
+  // EWMA is restored. 0 turns it off (the kernel proposal's plain EWMA).
   double reseed_ratio = 3.0;
   uint64_t reseed_min_samples = 16;
   // Advisor: a head whose worst/best usable EWMA reaches this is asymmetric.
@@ -119,11 +128,24 @@ bool IsUsable(std::string_view ana_state, std::string_view controller_state);
 // The EWMA step, exposed for tests: returns the new EWMA.
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift);
 
+// One op group's EWMA, with the step detector's memory.
+struct EwmaState {
+  std::optional<uint64_t> value;  // the EWMA (nullopt: no sample yet)
+  // Set by a step window until the next window with samples decides it:
+  // the direction (+1 up, -1 down), the EWMA before the step, and the plain
+  // EWMA including the step window (what `value` reverts to, advanced by the
+  // next window, if the step does not persist).
+  int step = 0;
+  uint64_t pre_step = 0;
+  uint64_t plain = 0;
+};
+
 // One window's update of an op group's EWMA with its window mean `mean` over
 // `count` I/Os (count > 0): the first sample initialises it, a step (see
-// Config::reseed_ratio) re-initialises it, else EwmaStep.
-uint64_t UpdateEwma(std::optional<uint64_t> old_ewma, uint64_t mean,
-                    uint64_t count, const Config& config);
+// Config::reseed_ratio and the header comment) re-initialises it pending
+// confirmation by the next window, else EwmaStep.
+void UpdateEwma(EwmaState& state, uint64_t mean, uint64_t count,
+                const Config& config);
 
 // Weights for a set of paths of one head in one op group. `ewma[i]` is
 // nullopt when path i has no EWMA; `usable[i]` false gives weight 0.
@@ -137,6 +159,7 @@ struct PathScore {
   Health health = Health::kHealthy;
   int numa_node = -1;
   std::array<std::optional<uint64_t>, kOpGroups> ewma_ns;
+  std::array<EwmaState, kOpGroups> ewma_state;  // ewma_ns's step memory
   std::array<uint32_t, kOpGroups> weight = {0, 0, 0};
   // 100 x best usable sibling's EWMA / this EWMA (100 = the best path);
   // nullopt without an EWMA or without a usable sibling with one.

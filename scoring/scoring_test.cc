@@ -284,20 +284,100 @@ TEST(AdvisorTest, NothingToBalanceKeepsTheCurrentPolicy) {
   EXPECT_EQ(AdviseFor(quiet, "queue-depth").iopolicy, "queue-depth");
 }
 
+// Feeds `state` one window and returns its EWMA.
+uint64_t Feed(EwmaState& state, uint64_t mean, uint64_t count,
+              const Config& c = {}) {
+  UpdateEwma(state, mean, count, c);
+  return state.value.value_or(0);
+}
+
+EwmaState At(uint64_t ewma) { return EwmaState{.value = ewma}; }
+
 TEST(ReseedTest, StepReinitialisesTheEwmaEitherWay) {
   Config c;  // reseed_ratio 3, reseed_min_samples 16
-  EXPECT_EQ(UpdateEwma(std::nullopt, 700, 1, c), 700u);
+  EwmaState s;
+  EXPECT_EQ(Feed(s, 700, 1, c), 700u);  // the first sample
   // Under 3x either way: the plain step.
-  EXPECT_EQ(UpdateEwma(1000, 2999, 100, c), EwmaStep(1000, 2999, 3));
-  EXPECT_EQ(UpdateEwma(3000, 1001, 100, c), EwmaStep(3000, 1001, 3));
-  // 3x or more, over enough I/Os: the window mean.
-  EXPECT_EQ(UpdateEwma(1000, 3000, 16, c), 3000u);
-  EXPECT_EQ(UpdateEwma(3000, 1000, 16, c), 1000u);
+  s = At(1000);
+  EXPECT_EQ(Feed(s, 2999, 100, c), EwmaStep(1000, 2999, 3));
+  s = At(3000);
+  EXPECT_EQ(Feed(s, 1001, 100, c), EwmaStep(3000, 1001, 3));
+  // 3x or more up, over enough I/Os: the window mean, at once.
+  s = At(1000);
+  EXPECT_EQ(Feed(s, 3000, 16, c), 3000u);
+  // 3x or more down: the plain step until the next window confirms it.
+  s = At(3000);
+  EXPECT_EQ(Feed(s, 1000, 16, c), EwmaStep(3000, 1000, 3));
+  EXPECT_EQ(Feed(s, 1000, 16, c), 1000u);
   // Too few I/Os to call it a step.
-  EXPECT_EQ(UpdateEwma(1000, 3000, 15, c), EwmaStep(1000, 3000, 3));
-  // Off: the kernel proposal's EWMA.
+  s = At(1000);
+  EXPECT_EQ(Feed(s, 3000, 15, c), EwmaStep(1000, 3000, 3));
+  // Off: the kernel proposal's EWMA, even for a 30x window and the next.
   c.reseed_ratio = 0;
-  EXPECT_EQ(UpdateEwma(1000, 30000, 1000, c), EwmaStep(1000, 30000, 3));
+  s = At(1000);
+  EXPECT_EQ(Feed(s, 30000, 1000, c), EwmaStep(1000, 30000, 3));
+  EXPECT_EQ(Feed(s, 1000, 1000, c),
+            EwmaStep(EwmaStep(1000, 30000, 3), 1000, 3));
+}
+
+TEST(ReseedTest, ANextWindowThatConfirmsTheStepSettlesOnIt) {
+  // The delay began mid-window: the step window's mean is a mix (4 ms
+  // against 1 ms before); the next, whole window (32 ms) is the new regime,
+  // not a small move from 4 ms (the plain EWMA would take ~10 windows).
+  EwmaState s = At(1000000);
+  EXPECT_EQ(Feed(s, 4000000, 100), 4000000u);
+  EXPECT_EQ(Feed(s, 32000000, 100), 32000000u);
+  EXPECT_EQ(Feed(s, 32000000, 100), 32000000u);  // steady: plain steps
+  // Down: the mixed window is a plain step, the whole one settles.
+  EXPECT_EQ(Feed(s, 9000000, 100), EwmaStep(32000000, 9000000, 3));
+  EXPECT_EQ(Feed(s, 1000000, 100), 1000000u);
+  // Confirmation is against the EWMA before the step: 2.9x of it is not a
+  // step (2.9 ms after 1 ms, then 3 ms after the 9 ms window of a step).
+  s = At(1000000);
+  EXPECT_EQ(Feed(s, 9000000, 100), 9000000u);
+  const uint64_t plain = EwmaStep(EwmaStep(1000000, 9000000, 3), 2900000, 3);
+  EXPECT_EQ(Feed(s, 2900000, 100), plain);
+}
+
+TEST(ReseedTest, AStepTheNextWindowDoesNotConfirmWasNoise) {
+  // One slow window (a GC pause, one retransmission): the EWMA jumps for
+  // that window, then continues as the plain EWMA over both windows.
+  EwmaState s = At(500000);
+  EXPECT_EQ(Feed(s, 5000000, 100), 5000000u);
+  EXPECT_EQ(Feed(s, 500000, 100),
+            EwmaStep(EwmaStep(500000, 5000000, 3), 500000, 3));
+  // A confirming window needs enough I/Os too.
+  s = At(500000);
+  Feed(s, 5000000, 100);
+  EXPECT_EQ(Feed(s, 5000000, 15),
+            EwmaStep(EwmaStep(500000, 5000000, 3), 5000000, 3));
+  // A window without samples does not decide the step: the next one does.
+  HeadScorer h;
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 5000000)});
+  h.Update({Reads("a", 100, 500000), Reads("b", 0, 0)});
+  EXPECT_EQ(h.Find("b")->ewma_state[kRead].step, 1);
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 5000000)});
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 5000000u);
+  EXPECT_EQ(h.Find("b")->ewma_state[kRead].step, 0);
+}
+
+TEST(ReseedTest, ALossyPathDoesNotWinBackWeightAfterOneCleanWindow) {
+  // Windows alternating clean (0.5 ms) and with a retransmission (20 ms
+  // mean): the weights must not swing to favour the lossy path after each
+  // clean window (the plain EWMA carries the retransmissions).
+  HeadScorer h;
+  for (int i = 0; i < 3; ++i) {
+    h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+  }
+  for (int i = 0; i < 20; ++i) {
+    h.Update(
+        {Reads("a", 100, 500000), Reads("b", 100, i % 2 ? 500000 : 20000000)});
+    if (i >= 4) {
+      EXPECT_LE(h.Find("b")->weight[kRead], 16u) << i;
+      EXPECT_EQ(h.Find("b")->health, Health::kDegraded) << i;
+    }
+  }
 }
 
 TEST(ReseedTest, ThirtyMsDelayAndClearSeenWithinSeconds) {
@@ -314,9 +394,12 @@ TEST(ReseedTest, ThirtyMsDelayAndClearSeenWithinSeconds) {
   EXPECT_EQ(h.Find("b")->health, Health::kHealthy);  // one window over
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
   EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
-  // Cleared: the first clean window reseeds and rebalances, five clean
-  // windows make it healthy (without the reseed: ~20 windows for the EWMA
-  // to come under 3x, then five more).
+  // Cleared: the second clean window confirms the step down, reseeds and
+  // rebalances; five clean windows make it healthy (without the reseed:
+  // ~20 windows for the EWMA to come under 3x, then five more).
+  h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], EwmaStep(30500000, 520000, 3));
+  EXPECT_LE(h.Find("b")->weight[kRead], 6u);
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 520000u);
   EXPECT_GE(h.Find("b")->weight[kRead], 28u);
@@ -334,8 +417,14 @@ TEST(ReseedTest, OneSlowWindowDoesNotDegrade) {
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 5000000)});  // spike
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
-  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 500000u);  // reseeded back
+  // Not confirmed: the plain EWMA over both windows, under 3x.
+  EXPECT_EQ(*h.Find("b")->ewma_ns[kRead],
+            EwmaStep(EwmaStep(500000, 5000000, 3), 500000, 3));
   EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
+  for (int i = 0; i < 10; ++i) {
+    h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
+    EXPECT_EQ(h.Find("b")->health, Health::kHealthy) << i;
+  }
 }
 
 }  // namespace
