@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
+#include <functional>
 #include <random>
 
 #include "scoring/scoring.h"
@@ -86,18 +86,113 @@ class LatencyHistogram {
 
 enum class EvKind : uint8_t { kComplete, kScript, kTick };
 
-struct Ev {
-  int64_t t;
-  uint64_t seq;
-  uint32_t id;
-  uint32_t gen;
-  EvKind kind;
-};
-struct EvLater {
-  bool operator()(const Ev& a, const Ev& b) const {
-    return a.t != b.t ? a.t > b.t : a.seq > b.seq;
+// The event queue: a 4-ary min-heap of 16-byte nodes ordered by (time,
+// insertion sequence), so simultaneous events pop in insertion order. The
+// second word packs the sequence (high 32 bits), the kind (2 bits) and the
+// id (30 bits): comparing the two words compares (t, seq). A 4-ary heap of
+// 16-byte nodes keeps a node's children in one cache line and is half as
+// deep as a binary heap; pops move the hole to a leaf first (Floyd), which
+// saves a comparison per level.
+class EventQueue {
+ public:
+  static constexpr uint32_t kMaxId = (1u << 30) - 1;
+
+  struct Ev {
+    int64_t t;
+    uint64_t w;  // seq << 32 | kind << 30 | id
+    uint32_t seq() const { return static_cast<uint32_t>(w >> 32); }
+    EvKind kind() const { return static_cast<EvKind>((w >> 30) & 3); }
+    uint32_t id() const { return static_cast<uint32_t>(w) & kMaxId; }
+  };
+
+  bool empty() const { return h_.empty(); }
+  const Ev& top() const { return h_.front(); }
+
+  // Returns the event's sequence number.
+  uint32_t Push(int64_t t, uint32_t id, EvKind kind) {
+    if (seq_ == UINT32_MAX) Renumber();
+    const uint32_t seq = seq_++;
+    const Ev e{t, static_cast<uint64_t>(seq) << 32 |
+                      static_cast<uint64_t>(kind) << 30 | id};
+    size_t i = h_.size();
+    h_.push_back(e);
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Less(e, h_[parent])) break;
+      h_[i] = h_[parent];
+      i = parent;
+    }
+    h_[i] = e;
+    return seq;
   }
+
+  Ev Pop() {
+    const Ev top = h_.front();
+    const Ev last = h_.back();
+    h_.pop_back();
+    const size_t n = h_.size();
+    if (n == 0) return top;
+    size_t i = 0;
+    for (;;) {
+      const size_t c = 4 * i + 1;
+      if (c >= n) break;
+      size_t m;
+      if (c + 4 <= n) {  // branch-free: the comparisons are unpredictable
+        const size_t a = c + Less(h_[c + 1], h_[c]);
+        const size_t b = c + 2 + Less(h_[c + 3], h_[c + 2]);
+        m = Less(h_[b], h_[a]) ? b : a;
+      } else {
+        m = c;
+        for (size_t k = c + 1; k < n; ++k) {
+          if (Less(h_[k], h_[m])) m = k;
+        }
+      }
+      h_[i] = h_[m];
+      i = m;
+    }
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Less(last, h_[parent])) break;
+      h_[i] = h_[parent];
+      i = parent;
+    }
+    h_[i] = last;
+    return top;
+  }
+
+  // Called when the sequence would wrap (after 2^32 events): renumbers the
+  // queued events 0..n-1 in their order, which keeps every comparison, and
+  // tells the caller each event's old and new number.
+  template <typename F>
+  void SetRenumberHook(F&& f) {
+    renumber_hook_ = std::forward<F>(f);
+  }
+
+ private:
+  static bool Less(const Ev& a, const Ev& b) {
+    // (t, w) as one 128-bit number: a compare and a subtract-with-borrow.
+    using u128 = unsigned __int128;
+    return (static_cast<u128>(static_cast<uint64_t>(a.t)) << 64 | a.w) <
+           (static_cast<u128>(static_cast<uint64_t>(b.t)) << 64 | b.w);
+  }
+  void Renumber() {
+    std::vector<Ev> sorted = h_;
+    std::sort(sorted.begin(), sorted.end(), Less);
+    h_.clear();
+    for (uint32_t k = 0; k < sorted.size(); ++k) {
+      Ev e = sorted[k];
+      const uint32_t old = e.seq();
+      e.w = static_cast<uint64_t>(k) << 32 | (e.w & 0xffffffffu);
+      if (renumber_hook_) renumber_hook_(e, old, k);
+      h_.push_back(e);  // sorted: already a heap
+    }
+    seq_ = static_cast<uint32_t>(sorted.size());
+  }
+  std::vector<Ev> h_;
+  uint32_t seq_ = 0;
+  std::function<void(const Ev&, uint32_t, uint32_t)> renumber_hook_;
 };
+using Ev = EventQueue::Ev;
 
 constexpr int kGroups = 2;  // the workload issues reads and writes only
 
@@ -123,6 +218,11 @@ class Sim {
       p.segments = static_cast<int>((w.bs + spec.mss - 1) / spec.mss) + 2;
     }
     result_.policy = policy;
+    heap_.SetRenumberHook([this](const Ev& e, uint32_t old, uint32_t now) {
+      if (e.kind() == EvKind::kComplete && ios_[e.id()].pending == old) {
+        ios_[e.id()].pending = now;
+      }
+    });
     result_.path_ios.assign(n_, 0);
     // Per-policy state.
     rr_last_ = -1;
@@ -150,17 +250,16 @@ class Sim {
   PolicyResult Run() {
     RecomputeCandidates();
     for (size_t i = 0; i < sc_.events.size(); ++i) {
-      Push(sc_.events[i].at_ns, static_cast<uint32_t>(i), 0, EvKind::kScript);
+      Push(sc_.events[i].at_ns, static_cast<uint32_t>(i), EvKind::kScript);
     }
     if (policy_ == Policy::kPathwise) {
-      Push(sc_.pathwise.window_ns, 0, 0, EvKind::kTick);
+      Push(sc_.pathwise.window_ns, 0, EvKind::kTick);
     }
     // Script events at time 0 apply before the first I/O.
     while (!heap_.empty() && heap_.top().t == 0 &&
-           heap_.top().kind == EvKind::kScript) {
-      const Ev e = heap_.top();
-      heap_.pop();
-      ApplyScript(sc_.events[e.id]);
+           heap_.top().kind() == EvKind::kScript) {
+      const Ev e = heap_.Pop();
+      ApplyScript(sc_.events[e.id()]);
     }
     const Workload& w = sc_.workload;
     const int slots = w.numjobs * w.iodepth;
@@ -170,21 +269,22 @@ class Sim {
       NewIo(s);
     }
     while (!heap_.empty()) {
-      const Ev e = heap_.top();
-      if (e.t > sc_.duration_ns) break;
-      heap_.pop();
+      if (heap_.top().t > sc_.duration_ns) break;
+      const Ev e = heap_.Pop();
       now_ = e.t;
       ++result_.events;
-      switch (e.kind) {
-        case EvKind::kComplete:
-          if (ios_[e.id].gen == e.gen && ios_[e.id].path >= 0) Complete(e.id);
+      switch (e.kind()) {
+        case EvKind::kComplete: {
+          const uint32_t id = e.id();
+          if (ios_[id].pending == e.seq() && ios_[id].path >= 0) Complete(id);
           break;
+        }
         case EvKind::kScript:
-          ApplyScript(sc_.events[e.id]);
+          ApplyScript(sc_.events[e.id()]);
           break;
         case EvKind::kTick:
           PathwiseTick();
-          Push(now_ + sc_.pathwise.window_ns, 0, 0, EvKind::kTick);
+          Push(now_ + sc_.pathwise.window_ns, 0, EvKind::kTick);
           break;
       }
     }
@@ -208,7 +308,7 @@ class Sim {
     int conn = 0;
     int64_t submit_ns = 0;       // head submission
     int64_t path_submit_ns = 0;  // submission to the current path
-    uint32_t gen = 0;
+    uint32_t pending = 0;  // sequence number of its completion event
   };
   struct Conn {
     int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
@@ -240,8 +340,8 @@ class Sim {
     std::array<scoring::OpSample, scoring::kOpGroups> ops;
   };
 
-  void Push(int64_t t, uint32_t id, uint32_t gen, EvKind kind) {
-    heap_.push(Ev{t, seq_++, id, gen, kind});
+  uint32_t Push(int64_t t, uint32_t id, EvKind kind) {
+    return heap_.Push(t, id, kind);
   }
 
   double Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
@@ -504,7 +604,7 @@ class Sim {
     }
     // In-order delivery on the connection: wait out a stall in progress.
     if (t >= c.hol_from && t < c.hol_until) t = c.hol_until;
-    Push(t, static_cast<uint32_t>(id), io.gen, EvKind::kComplete);
+    io.pending = Push(t, static_cast<uint32_t>(id), EvKind::kComplete);
   }
 
   void Submit(int id) {
@@ -521,7 +621,6 @@ class Sim {
     Io& io = ios_[id];
     io.op = Uniform() < sc_.workload.read_fraction ? 0 : 1;
     io.submit_ns = now_;
-    ++io.gen;
     Submit(id);
   }
 
@@ -596,7 +695,6 @@ class Sim {
         if (io.path != e.path) continue;
         LeavePath(io);
         io.path = -1;
-        ++io.gen;
         ++p.failovers_window;
         ++result_.failovers;
         Submit(static_cast<int>(id));
@@ -616,8 +714,7 @@ class Sim {
   int cpus_ = 1;
   int n_ = 0;
   int64_t now_ = 0;
-  uint64_t seq_ = 0;
-  std::priority_queue<Ev, std::vector<Ev>, EvLater> heap_;
+  EventQueue heap_;
   std::vector<PathState> paths_;
   std::vector<Io> ios_;
   std::vector<int> parked_;
