@@ -10,7 +10,9 @@
 #      with kernel.bpf_stats_enabled=1) for pathwise (kernel start time,
 #      the default; and its own-start-stamp mode) and for biolatency.
 #   3. The pathwise sampler process' CPU and RSS while the workload runs
-#      (it reads all maps every second, as the agent does).
+#      (it reads all maps every second, as the agent does), and the same for
+#      the whole agent (`pathwise serve --bpf=required --devices=all`,
+#      scraped every second), with its IOPS ratio in the interleaved rounds.
 # Results go to bench/results/bpf_overhead.txt (or $OUT).
 #
 # Usage: bench/bpf_overhead.sh [BUILD_DIR]   (default: build)
@@ -24,6 +26,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=${1:-$root/build}
 tool=$build/bpf/pathwise_bpf_tool
+agent=$build/pathwise
+AGENT_PORT=${AGENT_PORT:-19877}
 RUNTIME=${RUNTIME:-5}
 ROUNDS=${ROUNDS:-12}
 FILE_MB=${FILE_MB:-512}
@@ -33,8 +37,9 @@ BIOLATENCY=/usr/sbin/biolatency
 die() { echo "bpf_overhead: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root"
 [[ -x $tool ]] || die "$tool not built (ninja -C $build pathwise_bpf_tool)"
+[[ -x $agent ]] || die "$agent not built (ninja -C $build pathwise)"
 [[ -x $BIOLATENCY ]] || die "$BIOLATENCY missing (apt-get install libbpf-tools)"
-for c in fio losetup jq bpftool; do
+for c in fio losetup jq bpftool curl; do
   command -v "$c" >/dev/null || die "$c missing"
 done
 
@@ -91,6 +96,37 @@ stop_bg() {
   bg_pid=""
 }
 
+# The whole agent, as deployed (BPF required, every block device), scraped
+# every second while fio runs: appends IOPS to $work/agent and
+# "cpu_pct=.. max_rss_kb=.. scrapes=.." to $work/agent_self.
+agent_round() {
+  local url=http://127.0.0.1:$AGENT_PORT ticks0 ticks1 t0 t1 iops scraper
+  "$agent" serve --bpf=required --devices=all --interval=1s \
+    --listen_address=127.0.0.1:$AGENT_PORT >"$work/bg.out" 2>"$work/bg.err" &
+  bg_pid=$!
+  for _ in $(seq 1 100); do
+    curl -sf -o /dev/null "$url/healthz" && break
+    kill -0 "$bg_pid" 2>/dev/null || { cat "$work/bg.err" >&2; die "pathwise serve exited"; }
+    sleep 0.1
+  done
+  curl -sf -o "$work/agent.prom" "$url/metrics" || die "pathwise serve: no /metrics"
+  grep -q '^pathwise_sampler_info{source="bpf"} 1' "$work/agent.prom" ||
+    die "pathwise serve: the sampler is not bpf"
+  ( n=0; while sleep 1; do curl -sf -o /dev/null "$url/metrics" && n=$((n + 1)); echo $n >"$work/scrapes"; done ) &
+  scraper=$!
+  # CPU ns of all the agent's threads (schedstat: exact, unlike ticks).
+  cpu_ns() { cat /proc/$bg_pid/task/*/schedstat | awk '{s += $1} END {print s}'; }
+  ticks0=$(cpu_ns); t0=$(date +%s.%N)
+  iops=$(fio_iops)
+  ticks1=$(cpu_ns); t1=$(date +%s.%N)
+  kill "$scraper" 2>/dev/null; wait "$scraper" 2>/dev/null || true
+  echo "$iops" >>"$work/agent"
+  echo "cpu_pct=$(awk -v a="$ticks0" -v b="$ticks1" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { printf "%.2f", 100 * (b - a) / 1e9 / (t1 - t0) }') max_rss_kb=$(awk '/^VmHWM:/ {print $2}' "/proc/$bg_pid/status") scrapes=$(cat "$work/scrapes" 2>/dev/null || echo 0)" \
+    >>"$work/agent_self"
+  stop_bg
+}
+
 # biolatency has no readiness signal, and bpftool here does not show the
 # owning pids: its programs are the ones that appear after it starts (not
 # named pw_*, which are pathwise's).
@@ -124,7 +160,7 @@ stdev() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=q/n-m*m; if (v<0) v=0; print
 echo "warming up..." >&2
 RUNTIME_SAVE=$RUNTIME; RUNTIME=3; fio_iops >/dev/null; RUNTIME=$RUNTIME_SAVE
 
-: >"$work/base"; : >"$work/pw"; : >"$work/bio"; : >"$work/pw_self"
+: >"$work/base"; : >"$work/pw"; : >"$work/bio"; : >"$work/pw_self"; : >"$work/agent"; : >"$work/agent_self"
 for r in $(seq 1 "$ROUNDS"); do
   echo "round $r/$ROUNDS" >&2
   fio_iops >>"$work/base"
@@ -135,6 +171,7 @@ for r in $(seq 1 "$ROUNDS"); do
   start_biolatency
   fio_iops >>"$work/bio"
   stop_bg
+  agent_round
 done
 
 # ns per I/O with kernel.bpf_stats_enabled=1.
@@ -188,6 +225,12 @@ ratio_of_means=$(awk -v a="$pw_mean" -v b="$base_mean" 'BEGIN { printf "%.4f", a
 vs_bio=$(awk -v a="$pw_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 cpu_pct=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^cpu_pct=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | mean)
 rss_kb=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^max_rss_kb=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | sort -n | tail -1)
+agent_mean=$(mean <"$work/agent"); agent_sd=$(stdev <"$work/agent")
+agent_ratio=$(paste "$work/agent" "$work/base" | awk '{print $1/$2}' | median)
+field() { awk -v f="$1" '{for(i=1;i<=NF;i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2)}' "$work/agent_self"; }
+agent_cpu=$(field cpu_pct | mean)
+agent_rss=$(field max_rss_kb | sort -n | tail -1)
+agent_scrapes=$(field scrapes | awk '{s+=$1} END {print s}')
 mode=$(awk '/^mode /{print $2}' "$work/pw_stats.out")
 verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? (v >= g) : (v <= g); print ok ? "met" : "MISSED" }'; }
 
@@ -207,6 +250,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "biolatency:           mean $bio_mean  sd $bio_sd   runs: $(tr '\n' ' ' <"$work/bio")"
   echo "pathwise/none ratio:  median of per-round ratios $ratio, ratio of means $ratio_of_means   (goal >= 0.99: $(verdict "$ratio" 0.99 '>='))"
   echo "biolatency/none:      median of per-round ratios $bio_ratio"
+  echo "agent (serve):        mean $agent_mean  sd $agent_sd   runs: $(tr '\n' ' ' <"$work/agent")"
+  echo "agent/none:           median of per-round ratios $agent_ratio   (the whole agent, scraped every second)"
   echo
   echo "## BPF program cost (kernel.bpf_stats_enabled=1): sum of run_time_ns of all"
   echo "## programs / completions. 'raw' is what bpf_stats reports; 'net' subtracts"
@@ -221,6 +266,11 @@ mkdir -p "$(dirname "$OUT")"
   echo "## pathwise sampler process (reads all maps every 1 s)"
   echo "cpu:  ${cpu_pct}% of one CPU (mean over rounds)"
   echo "rss:  ${rss_kb} kB (max)"
+  echo
+  echo "## the whole agent: pathwise serve --bpf=required --devices=all --interval=1s,"
+  echo "## /metrics scraped every second while fio runs"
+  echo "cpu:  ${agent_cpu}% of one CPU (mean over rounds; $agent_scrapes scrapes)"
+  echo "rss:  ${agent_rss} kB (max, VmHWM)"
   echo
   echo "## raw pathwise tool output (bpf_stats run)"
   sed 's/^/  /' "$work/pw_stats.out"
