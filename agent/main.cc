@@ -227,7 +227,11 @@ int Serve(const Options& o) {
   return 0;
 }
 
-int Snapshot(const Options& o) {
+// The one-shot subcommands: collectors as `serve` has them, then `print`
+// (which collects through the agent and writes to stdout); exit status 0
+// unless stdout failed.
+template <typename Print>
+int OneShot(const Options& o, Print print) {
   collectors::CollectorRegistry registry;
   if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
     Fatal(std::string(s.message()));
@@ -235,41 +239,40 @@ int Snapshot(const Options& o) {
   }
   model::SnapshotStore store;
   Agent agent(registry, store, o.interval);
-  const absl::Time end = absl::Now() + o.duration;
-  std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
-  while (absl::Now() < end) {
-    absl::SleepFor(std::min(o.interval, end - absl::Now()));
-    snap = agent.CollectOnce();
-  }
-  if (o.format == "json") {
-    std::cout << exporters::SnapshotToJson(*snap).dump(2) << "\n";
-  } else {
-    std::cout << exporters::SerializeText(
-        exporters::BuildFamilies(snap.get(), Build()));
-  }
+  print(agent);
   std::cout.flush();
   return std::cout.good() ? 0 : kExitRuntime;
 }
 
+int Snapshot(const Options& o) {
+  return OneShot(o, [&o](Agent& agent) {
+    const absl::Time end = absl::Now() + o.duration;
+    std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
+    while (absl::Now() < end) {
+      absl::SleepFor(std::min(o.interval, end - absl::Now()));
+      snap = agent.CollectOnce();
+    }
+    if (o.format == "json") {
+      std::cout << exporters::SnapshotToJson(*snap).dump(2) << "\n";
+    } else {
+      std::cout << exporters::SerializeText(
+          exporters::BuildFamilies(snap.get(), Build()));
+    }
+  });
+}
+
 int Topology(Options o) {
   o.bpf = BpfMode::kOff;  // the tree needs no I/O statistics
-  collectors::CollectorRegistry registry;
-  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
-    Fatal(std::string(s.message()));
-    return kExitRuntime;
-  }
-  model::SnapshotStore store;
-  Agent agent(registry, store, o.interval);
-  std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
-  if (o.format == "json") {
-    std::cout
-        << exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2)
-        << "\n";
-  } else {
-    std::cout << exporters::TopologyToText(snap->topology, Scoring(*snap));
-  }
-  std::cout.flush();
-  return std::cout.good() ? 0 : kExitRuntime;
+  return OneShot(o, [&o](Agent& agent) {
+    std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
+    if (o.format == "json") {
+      std::cout
+          << exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2)
+          << "\n";
+    } else {
+      std::cout << exporters::TopologyToText(snap->topology, Scoring(*snap));
+    }
+  });
 }
 
 int Main(int argc, char** argv) {
