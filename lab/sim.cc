@@ -313,7 +313,14 @@ class Sim {
   struct Conn {
     int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
     int inflight = 0;
+    // Congestion window, in segments (Reno-like, see lab/README.md): it
+    // bounds the segments in flight, so whether a loss can be repaired by
+    // fast retransmit (dupthresh later segments must be in flight).
+    double cwnd = kInitialCwnd;
+    double ssthresh = kMaxCwnd;
   };
+  static constexpr double kInitialCwnd = 10;  // Linux's initial window
+  static constexpr double kMaxCwnd = 1 << 20;
   struct PathState {
     bool up = true;
     std::string ana;
@@ -524,7 +531,8 @@ class Sim {
   // enough later segments are in flight to produce duplicate ACKs, else the
   // retransmission timer; a lost retransmission waits for the timer, which
   // doubles each time.
-  int64_t Recovery(const PathState& p, const PathSpec& spec, bool fast) {
+  int64_t Recovery(const PathState& p, const PathSpec& spec, bool fast,
+                   bool* timeout) {
     const int64_t rtt = spec.latency_ns + p.extra_delay_ns;
     int64_t rto = std::max(sc_.tcp.rto_min_ns, rtt);
     int64_t d = 0;
@@ -532,12 +540,22 @@ class Sim {
       d = rtt;
       if (Uniform() >= p.loss) return d;
     }
+    *timeout = true;
     d += rto;
     while (Uniform() < p.loss) {
       rto = std::min(rto * 2, sc_.tcp.rto_max_ns);
       d += rto;
     }
     return d;
+  }
+
+  // Each delivered segment opens the window by one (slow start) or by
+  // 1/cwnd (congestion avoidance).
+  static void GrowCwnd(Conn& c, int segments) {
+    if (c.cwnd >= kMaxCwnd) return;
+    for (int k = 0; k < segments; ++k) {
+      c.cwnd += c.cwnd < c.ssthresh ? 1.0 : 1.0 / c.cwnd;
+    }
   }
 
   void SubmitToPath(int id, int pi) {
@@ -571,9 +589,12 @@ class Sim {
                                 static_cast<double>(spec.spread_ns));
     }
     if (p.loss > 0) {
-      const bool fast = static_cast<int64_t>(c.inflight - 1) * p.segments +
-                            (p.segments - 1) >=
-                        sc_.tcp.dupthresh;
+      // Later segments in flight on the connection, which the congestion
+      // window bounds: fewer than dupthresh and only the timer recovers.
+      const double in_flight = std::min(
+          c.cwnd, static_cast<double>(c.inflight) * p.segments);
+      const bool fast = in_flight - 1 >= sc_.tcp.dupthresh;
+      bool timeout = false;
       // One draw decides whether any of the k segments is lost, with
       // probability 1-(1-p)^k; only then is the first lost one found by
       // inversion and the later ones drawn one by one.
@@ -589,12 +610,17 @@ class Sim {
           if (target < acc) break;
           q *= 1 - p.loss;
         }
-        delay = Recovery(p, spec, fast);
+        delay = Recovery(p, spec, fast, &timeout);
         for (int s = first + 1; s < p.segments; ++s) {
           if (Uniform() < p.loss) {
-            delay = std::max(delay, Recovery(p, spec, fast));
+            delay = std::max(delay, Recovery(p, spec, fast, &timeout));
           }
         }
+        // Reno: a timeout restarts from one segment, fast recovery halves.
+        c.ssthresh = std::max(c.cwnd / 2, 2.0);
+        c.cwnd = timeout ? 1.0 : c.ssthresh;
+      } else {
+        GrowCwnd(c, p.segments);
       }
       if (delay > 0) {
         if (t > c.hol_until) c.hol_from = t;  // a new stall
@@ -602,6 +628,7 @@ class Sim {
         t += delay;
       }
     }
+    if (p.loss <= 0) GrowCwnd(c, p.segments);
     // In-order delivery on the connection: wait out a stall in progress.
     if (t >= c.hol_from && t < c.hol_until) t = c.hol_until;
     io.pending = Push(t, static_cast<uint32_t>(id), EvKind::kComplete);
