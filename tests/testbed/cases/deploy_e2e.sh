@@ -11,8 +11,9 @@
 #   runs the nvmet target and Prometheus).
 # Every check compares the exact set of firing alerts ("alertname:path", or
 # head, subsystem, instance for alerts without a path):
-# 1. healthy: nothing fires or is pending; every dashboard query returns a
-#    series (the firing-alerts table is checked in phase 2: empty by design);
+# 1. healthy: nothing fires, nothing is pending but possibly the informational
+#    imbalance/mismatch; every dashboard query returns a series (the
+#    firing-alerts table is checked in phase 2: empty by design);
 # 2. tb_path_delay 0 30: exactly PathwisePathDegraded for path 0 fires, and
 #    for 10 s nothing else does; PathwiseLatencyImbalance (head) and
 #    PathwiseIopolicyMismatch (subsystem) are pending: their conditions hold,
@@ -171,8 +172,15 @@ pass "healthy: every dashboard query returns at least one series ($((n - 1)) que
 # Long enough for a 5s `for:` to have run out: a condition that held would fire.
 ((SECONDS - up_at >= 20)) || sleep $((20 - (SECONDS - up_at)))
 alerts || fail "ALERTS query"
-[[ -z $FIRING && -z $PENDING ]] || { diag; fail "healthy: firing [$FIRING], pending [$PENDING]"; }
-pass "healthy: nothing fires or is pending (t=$((SECONDS - t0))s)"
+[[ -z $FIRING ]] || { diag; fail "healthy: firing [$FIRING]"; }
+# Nothing pending either, but for the two informational alerts: the advisor
+# may flip to queue-depth for a window when TCG jitter makes one path's EWMA
+# 1.5x the other's, which is what their long `for:` absorbs.
+for w in $PENDING; do
+  [[ $w == PathwiseIopolicyMismatch:* || $w == PathwiseLatencyImbalance:* ]] ||
+    { diag; fail "healthy: $w pending"; }
+done
+pass "healthy: nothing fires (t=$((SECONDS - t0))s); pending: [$PENDING]"
 
 # 2. delay on path 0
 tb_path_delay 0 30 || fail "delay"
