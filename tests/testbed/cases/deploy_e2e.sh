@@ -71,7 +71,8 @@ CFG
 prometheus --config.file=$d/prometheus.yml --storage.tsdb.path=$d/data \
   --web.listen-address=127.0.0.1:9090 >"$TB_OUT/prometheus.log" 2>&1 &
 prom_pid=$!
-# Prometheus takes ~30 s to start in this guest; meanwhile, the agent.
+# Prometheus takes 30 to 80 s to start in this guest (its binary is read over
+# 9p); meanwhile, the agent.
 tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || fail "pathwise (${args[*]}): no /healthz"
 pass "pathwise up with the DaemonSet's args: ${args[*]}"
 
@@ -130,8 +131,8 @@ hold() {
   pass "$phase: exactly [$3] fired at each of $n polls over $2 s"
 }
 
-tb_wait 60 sh -c "curl -sf '$prom/api/v1/query?query=up' | grep -q '\"value\":\[[0-9.]*,\"1\"\]'" ||
-  { tail -20 "$TB_OUT/prometheus.log"; fail "prometheus: target not up within 60 s"; }
+tb_wait 120 sh -c "curl -sf '$prom/api/v1/query?query=up' | grep -q '\"value\":\[[0-9.]*,\"1\"\]'" ||
+  { tail -20 "$TB_OUT/prometheus.log"; fail "prometheus: target not up within 120 s"; }
 pass "prometheus scraping pathwise every 2 s (t=$((SECONDS - t0))s)"
 up_at=$SECONDS
 
