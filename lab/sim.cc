@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <random>
+#include <new>
 
 #include "scoring/scoring.h"
 
@@ -84,6 +84,65 @@ class LatencyHistogram {
   uint64_t total_ = 0;
 };
 
+// xoshiro256++ (Blackman and Vigna), seeded through splitmix64: the
+// simulator's only source of randomness. A few times faster than
+// std::mt19937_64, which was a tenth of the run time.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) {
+    for (uint64_t& w : s_) {
+      seed += 0x9e3779b97f4a7c15;
+      uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+      w = z ^ (z >> 31);
+    }
+  }
+  uint64_t operator()() {
+    const uint64_t r = Rotl(s_[0] + s_[3], 23) + s_[0];
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = Rotl(s_[3], 45);
+    return r;
+  }
+
+ private:
+  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+// -log(1-u) for u in [0, 1): the inverse CDF of a unit exponential, by
+// linear interpolation in a table of 4096 exact values; the last interval
+// (u > 1 - 2^-11, where the curve bends fastest) is computed exactly. The
+// interpolation error is below 2e-6 absolute for u < 0.5 and below 0.03 %
+// of the value elsewhere; a call to log1p was a sixth of the run time.
+class ExpInverse {
+ public:
+  static constexpr int kN = 4096;
+  ExpInverse() {
+    for (int i = 0; i <= kN; ++i) {
+      v_[i] = i < kN ? -std::log1p(-static_cast<double>(i) / kN) : 0;
+    }
+  }
+  double operator()(double u) const {
+    const double x = u * kN;
+    const int i = static_cast<int>(x);
+    if (i >= kN - 2) return -std::log1p(-u);
+    return v_[i] + (x - i) * (v_[i + 1] - v_[i]);
+  }
+
+ private:
+  double v_[kN + 1];
+};
+const ExpInverse& UnitExponential() {
+  static const ExpInverse table;
+  return table;
+}
+
 enum class EvKind : uint8_t { kComplete, kScript, kTick };
 
 // The event queue: a 4-ary min-heap of 16-byte nodes ordered by (time,
@@ -105,8 +164,13 @@ class EventQueue {
     uint32_t id() const { return static_cast<uint32_t>(w) & kMaxId; }
   };
 
-  bool empty() const { return h_.empty(); }
-  const Ev& top() const { return h_.front(); }
+  EventQueue() = default;
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+  ~EventQueue() { Free(); }
+
+  bool empty() const { return n_ == 0; }
+  const Ev& top() const { return h_[0]; }
 
   // Returns the event's sequence number.
   uint32_t Push(int64_t t, uint32_t id, EvKind kind) {
@@ -114,8 +178,8 @@ class EventQueue {
     const uint32_t seq = seq_++;
     const Ev e{t, static_cast<uint64_t>(seq) << 32 |
                       static_cast<uint64_t>(kind) << 30 | id};
-    size_t i = h_.size();
-    h_.push_back(e);
+    if (n_ == cap_) Grow();
+    size_t i = n_++;
     while (i > 0) {
       const size_t parent = (i - 1) / 4;
       if (!Less(e, h_[parent])) break;
@@ -127,10 +191,9 @@ class EventQueue {
   }
 
   Ev Pop() {
-    const Ev top = h_.front();
-    const Ev last = h_.back();
-    h_.pop_back();
-    const size_t n = h_.size();
+    const Ev top = h_[0];
+    const Ev last = h_[--n_];
+    const size_t n = n_;
     if (n == 0) return top;
     size_t i = 0;
     for (;;) {
@@ -176,19 +239,32 @@ class EventQueue {
            (static_cast<u128>(static_cast<uint64_t>(b.t)) << 64 | b.w);
   }
   void Renumber() {
-    std::vector<Ev> sorted = h_;
-    std::sort(sorted.begin(), sorted.end(), Less);
-    h_.clear();
-    for (uint32_t k = 0; k < sorted.size(); ++k) {
-      Ev e = sorted[k];
+    std::sort(h_, h_ + n_, Less);  // sorted: still a heap
+    for (uint32_t k = 0; k < n_; ++k) {
+      Ev& e = h_[k];
       const uint32_t old = e.seq();
       e.w = static_cast<uint64_t>(k) << 32 | (e.w & 0xffffffffu);
       if (renumber_hook_) renumber_hook_(e, old, k);
-      h_.push_back(e);  // sorted: already a heap
     }
-    seq_ = static_cast<uint32_t>(sorted.size());
+    seq_ = static_cast<uint32_t>(n_);
   }
-  std::vector<Ev> h_;
+  // The nodes live at h_ = a 64-byte aligned block + 3 nodes, so that the
+  // children of node i, 4i+1..4i+4, share one cache line.
+  static constexpr std::align_val_t kAlign{64};
+  void Grow() {
+    const size_t cap = cap_ == 0 ? 1024 : cap_ * 2;
+    Ev* base = static_cast<Ev*>(::operator new((cap + 3) * sizeof(Ev), kAlign));
+    if (n_ > 0) std::copy(h_, h_ + n_, base + 3);
+    Free();
+    h_ = base + 3;
+    cap_ = cap;
+  }
+  void Free() {
+    if (h_ != nullptr) ::operator delete(h_ - 3, kAlign);
+    h_ = nullptr;
+  }
+  Ev* h_ = nullptr;
+  size_t n_ = 0, cap_ = 0;
   uint32_t seq_ = 0;
   std::function<void(const Ev&, uint32_t, uint32_t)> renumber_hook_;
 };
@@ -551,8 +627,14 @@ class Sim {
 
   // Each delivered segment opens the window by one (slow start) or by
   // 1/cwnd (congestion avoidance).
+  // (With a window of 64 or more, the I/O's k segments add k/cwnd at once,
+  // the per-segment sum to within k^2/cwnd^3; below, segment by segment.)
   static void GrowCwnd(Conn& c, int segments) {
     if (c.cwnd >= kMaxCwnd) return;
+    if (c.cwnd >= 64 && c.cwnd >= c.ssthresh) {
+      c.cwnd += segments / c.cwnd;
+      return;
+    }
     for (int k = 0; k < segments; ++k) {
       c.cwnd += c.cwnd < c.ssthresh ? 1.0 : 1.0 / c.cwnd;
     }
@@ -585,7 +667,7 @@ class Sim {
     }
     t += spec.latency_ns + p.extra_delay_ns;
     if (spec.spread_ns > 0) {
-      t += static_cast<int64_t>(-std::log1p(-Uniform()) *
+      t += static_cast<int64_t>(exp_(Uniform()) *
                                 static_cast<double>(spec.spread_ns));
     }
     if (p.loss > 0) {
@@ -737,7 +819,8 @@ class Sim {
 
   const Scenario& sc_;
   const Policy policy_;
-  std::mt19937_64 rng_;
+  Rng rng_;
+  const ExpInverse& exp_ = UnitExponential();
   int cpus_ = 1;
   int n_ = 0;
   int64_t now_ = 0;
