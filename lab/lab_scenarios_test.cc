@@ -1,6 +1,6 @@
-// The shipped scenarios against the issue's claims (label `lab`). Only the
-// claims the model shows are asserted; lab/README.md says why the others are
-// not.
+// The shipped scenarios against the issue's claims (label `lab`).
+// loss-schedule-latency-bound.scn is not run here (minutes of CPU); its
+// table is in lab/README.md.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,31 +30,60 @@ Mibs RunScenario(const std::string& file, std::vector<Policy> policies) {
   return m;
 }
 
-TEST(ShippedScenarioTest, Delay30Order) {
+// Each issue claim the model shows is asserted. For a claim it does not
+// show, the test asserts the order the model does measure (so a model
+// change that flips it fails here, and the README must be updated with
+// it); lab/README.md says why the model measures it.
+
+// delay30.scn: the fast path is capacity-bound (the target serves 64 I/Os
+// at a time). Measured (seed 1): numa 46.4, round-robin 86.7, queue-depth
+// 148.2, latency 124.1, pathwise 135.1 MiB/s.
+TEST(ShippedScenarioTest, Delay30CapacityBound) {
   const Mibs m = RunScenario("delay30.scn", AllPolicies());
+  // Claims that hold.
   EXPECT_GE(m[Policy::kPathwise], m[Policy::kLatency]);
   EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
   EXPECT_GT(m[Policy::kRoundRobin], m[Policy::kNuma]);
-  // Not asserted (the model does not show them, see lab/README.md):
-  // latency > queue-depth, pathwise/queue-depth >= 1.5,
-  // pathwise/round-robin >= 3.
+  // Claims that do not: latency > queue-depth, pathwise/queue-depth >= 1.5
+  // and pathwise/round-robin >= 3. The model measures queue-depth first:
+  // latency steering keeps I/O off the slow path that the saturated fast
+  // path cannot serve any faster.
+  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kPathwise]);
+  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kLatency]);
+  EXPECT_LT(m[Policy::kPathwise] / m[Policy::kRoundRobin], 2.0);
 }
 
-TEST(ShippedScenarioTest, Delay30LatencyBoundRatios) {
-  const Mibs m = RunScenario(
-      "delay30-latency-bound.scn",
-      {Policy::kRoundRobin, Policy::kQueueDepth, Policy::kPathwise});
+// delay30-latency-bound.scn: the target has no concurrency limit. Measured:
+// numa 46.4, round-robin 86.7, queue-depth 349.3, latency 289.2, pathwise
+// 609.9 MiB/s.
+TEST(ShippedScenarioTest, Delay30LatencyBound) {
+  const Mibs m = RunScenario("delay30-latency-bound.scn", AllPolicies());
+  EXPECT_GE(m[Policy::kPathwise], m[Policy::kLatency]);
+  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
+  EXPECT_GT(m[Policy::kRoundRobin], m[Policy::kNuma]);
   EXPECT_GE(m[Policy::kPathwise] / m[Policy::kQueueDepth], 1.5);
   EXPECT_GE(m[Policy::kPathwise] / m[Policy::kRoundRobin], 3.0);
+  // Does not hold: latency > queue-depth. Weighting the rate by 1/latency
+  // equalises in-flight counts (Little's law), which is what queue-depth
+  // does; over 600 s the two are equal (350.0 vs 349.3), and in 60 s the
+  // latency policy's first 15 s window, spent as round-robin, costs it.
+  EXPECT_LT(m[Policy::kLatency], m[Policy::kQueueDepth]);
 }
 
-TEST(ShippedScenarioTest, LossScheduleQueueDepthBeatsRoundRobin) {
+// loss-schedule.scn (capacity-bound, like delay30.scn). Measured:
+// round-robin 181.2, queue-depth 209.3, pathwise 205.2 MiB/s.
+TEST(ShippedScenarioTest, LossSchedule) {
   const Mibs m = RunScenario(
       "loss-schedule.scn",
       {Policy::kRoundRobin, Policy::kQueueDepth, Policy::kPathwise});
   EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
   EXPECT_GT(m[Policy::kPathwise], m[Policy::kRoundRobin]);
-  // Not asserted: pathwise >= queue-depth (within 1% below, see README).
+  // Does not hold: pathwise >= queue-depth. pathwise is 2 % below: with
+  // the healthy path saturated, the I/O that queue-depth leaves on the
+  // lossy path still completes there, the I/O pathwise moves away only
+  // queues behind the healthy path's target.
+  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kPathwise]);
+  EXPECT_GT(m[Policy::kPathwise] / m[Policy::kQueueDepth], 0.95);
 }
 
 TEST(ShippedScenarioTest, SymmetricPathwiseWithinFivePercentOfRoundRobin) {
