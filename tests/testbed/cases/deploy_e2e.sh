@@ -71,8 +71,7 @@ CFG
 prometheus --config.file=$d/prometheus.yml --storage.tsdb.path=$d/data \
   --web.listen-address=127.0.0.1:9090 >"$TB_OUT/prometheus.log" 2>&1 &
 prom_pid=$!
-# Prometheus takes 30 to 80 s to start in this guest (its binary is read over
-# 9p); meanwhile, the agent.
+# Prometheus took 30 to 80 s to start in this guest; meanwhile, the agent.
 tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || fail "pathwise (${args[*]}): no /healthz"
 pass "pathwise up with the DaemonSet's args: ${args[*]}"
 
