@@ -627,17 +627,23 @@ class Sim {
 
   // Each delivered segment opens the window by one (slow start) or by
   // 1/cwnd (congestion avoidance).
-  // (With a window of 64 or more, the I/O's k segments add k/cwnd at once,
-  // the per-segment sum to within k^2/cwnd^3; below, segment by segment.)
+  // (Slow start adds its segments at once; in congestion avoidance, with a
+  // window of 64 or more, the I/O's k segments add k/cwnd at once, the
+  // per-segment sum to within k^2/cwnd^3; below 64, segment by segment.)
   static void GrowCwnd(Conn& c, int segments) {
     if (c.cwnd >= kMaxCwnd) return;
-    if (c.cwnd >= 64 && c.cwnd >= c.ssthresh) {
-      c.cwnd += segments / c.cwnd;
+    double k = segments;
+    if (c.cwnd < c.ssthresh) {
+      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
+      c.cwnd += ss;
+      k -= ss;
+    }
+    if (k <= 0) return;
+    if (c.cwnd >= 64) {
+      c.cwnd += k / c.cwnd;
       return;
     }
-    for (int k = 0; k < segments; ++k) {
-      c.cwnd += c.cwnd < c.ssthresh ? 1.0 : 1.0 / c.cwnd;
-    }
+    for (; k > 0; --k) c.cwnd += 1.0 / c.cwnd;
   }
 
   void SubmitToPath(int id, int pi) {

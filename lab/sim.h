@@ -2,8 +2,9 @@
 // NVMe multipath head, its paths and a closed-loop fio-like workload, run
 // under one path selection policy. The model is documented in lab/README.md.
 //
-// Deterministic: the only randomness is a std::mt19937_64 seeded with the
-// given seed; simultaneous events are ordered by insertion. No wall clock.
+// Deterministic: the only randomness is a xoshiro256++ generator seeded
+// with the given seed; simultaneous events are ordered by insertion. No
+// wall clock.
 #ifndef PATHWISE_LAB_SIM_H_
 #define PATHWISE_LAB_SIM_H_
 
