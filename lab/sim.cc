@@ -388,6 +388,7 @@ class Sim {
   };
   struct Conn {
     int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
+    int64_t send_free = 0;  // when the window lets the next I/O's segments go
     int inflight = 0;
     // Congestion window, in segments (Reno-like, see lab/README.md): it
     // bounds the segments in flight, so whether a loss can be repaired by
@@ -671,7 +672,15 @@ class Sim {
     } else {
       t += spec.service_ns;
     }
-    t += spec.latency_ns + p.extra_delay_ns;
+    // The congestion window paces the connection: at most cwnd segments
+    // per round trip, so the I/O's segments take segments/cwnd round trips
+    // (FIFO per connection).
+    const int64_t rtt = spec.latency_ns + p.extra_delay_ns;
+    c.send_free = std::max(t, c.send_free) +
+                  static_cast<int64_t>(p.segments * static_cast<double>(rtt) /
+                                       c.cwnd);
+    t = c.send_free;
+    t += rtt;
     if (spec.spread_ns > 0) {
       t += static_cast<int64_t>(exp_(Uniform()) *
                                 static_cast<double>(spec.spread_ns));
