@@ -384,7 +384,7 @@ class Sim {
     int conn = 0;
     int64_t submit_ns = 0;       // head submission
     int64_t path_submit_ns = 0;  // submission to the current path
-    uint32_t pending = 0;  // sequence number of its completion event
+    uint32_t pending = 0;        // sequence number of its completion event
   };
   struct Conn {
     int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
@@ -676,9 +676,9 @@ class Sim {
     // per round trip, so the I/O's segments take segments/cwnd round trips
     // (FIFO per connection).
     const int64_t rtt = spec.latency_ns + p.extra_delay_ns;
-    c.send_free = std::max(t, c.send_free) +
-                  static_cast<int64_t>(p.segments * static_cast<double>(rtt) /
-                                       c.cwnd);
+    c.send_free =
+        std::max(t, c.send_free) +
+        static_cast<int64_t>(p.segments * static_cast<double>(rtt) / c.cwnd);
     t = c.send_free;
     t += rtt;
     if (spec.spread_ns > 0) {
@@ -688,8 +688,8 @@ class Sim {
     if (p.loss > 0) {
       // Later segments in flight on the connection, which the congestion
       // window bounds: fewer than dupthresh and only the timer recovers.
-      const double in_flight = std::min(
-          c.cwnd, static_cast<double>(c.inflight) * p.segments);
+      const double in_flight =
+          std::min(c.cwnd, static_cast<double>(c.inflight) * p.segments);
       const bool fast = in_flight - 1 >= sc_.tcp.dupthresh;
       bool timeout = false;
       // One draw decides whether any of the k segments is lost, with
