@@ -8,7 +8,9 @@
  * cheapest) and raw_tp (CO-RE probe reads), and userspace autoloads the
  * one the kernel supports (collectors/bpf_sampler.cc probes tp_btf first).
  */
+// clang-format off: vmlinux types must come first.
 #include "pathwise_vmlinux.h"
+// clang-format on
 
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -27,6 +29,8 @@ const volatile __u32 queue_flag_stats_bit = 20; /* QUEUE_FLAG_STATS */
 const volatile __u32 rqf_stats_mask = 1U << 17; /* RQF_STATS */
 const volatile __u32 req_nvme_mpath_mask = 0;   /* REQ_DRV */
 const volatile bool force_own_start = false;
+/* Tests: account every completion in the spill slots (see pw_io_spill). */
+const volatile bool force_spill = false;
 
 /* Own issue timestamps, keyed by request address, only for requests whose
  * queue does not stamp rq->io_start_time_ns. Bounded by the number of
@@ -48,6 +52,31 @@ struct {
 } pw_io SEC(".maps");
 
 static const struct pw_io_val pw_zero_io;
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, PW_SPILL_SLOTS);
+  __type(key, __u32);
+  __type(value, struct pw_io_spill);
+} pw_io_spill SEC(".maps");
+
+/* This CPU's spill slot for `k`: the one holding it, else the first free
+ * one (claimed). NULL when all are taken by other keys. Tracing programs do
+ * not nest on one CPU, so a slot has one writer at a time. */
+static __always_inline struct pw_io_val *pw_spill(const struct pw_io_key *k) {
+  for (__u32 i = 0; i < PW_SPILL_SLOTS; i++) {
+    __u32 idx = i;
+    struct pw_io_spill *sl = bpf_map_lookup_elem(&pw_io_spill, &idx);
+    if (!sl) return NULL;
+    if (!sl->used) {
+      sl->key = *k;
+      sl->used = 1;
+      return &sl->val;
+    }
+    if (sl->key.dev == k->dev && sl->key.op == k->op) return &sl->val;
+  }
+  return NULL;
+}
 
 /* dev_t -> disk name, written only when an entry of pw_io or pw_path is
  * created (once per key, not per I/O). Counters are keyed by dev_t and never
@@ -78,6 +107,20 @@ static __always_inline void *pw_entry(void *map, const void *key,
   pw_note_disk(dev, disk);
   bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
   return bpf_map_lookup_elem(map, key);
+}
+
+/* The pw_io entry for `k`, else (creation failed, or force_spill) this
+ * CPU's spill slot for it; NULL only when both are exhausted. */
+static __always_inline struct pw_io_val *pw_io_entry(const struct pw_io_key *k,
+                                                     __u32 dev,
+                                                     struct gendisk *disk) {
+  if (!force_spill) {
+    struct pw_io_val *v = pw_entry(&pw_io, k, &pw_zero_io, dev, disk);
+    if (v) return v;
+  } else if (!bpf_map_lookup_elem(&pw_disk, &dev)) {
+    pw_note_disk(dev, disk);
+  }
+  return pw_spill(k);
 }
 
 /* tp_btf flavour. */

@@ -53,7 +53,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   /* Partial completion (blk_update_request with bytes left): account the
    * bytes, count the request once when its last bytes complete. */
   if (nr_bytes < PW_RD(rq, __data_len)) {
-    v = pw_entry(&pw_io, &k, &pw_zero_io, dev, disk);
+    v = pw_io_entry(&k, dev, disk);
     if (v) v->bytes += nr_bytes;
     return 0;
   }
@@ -94,7 +94,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
 
   now = bpf_ktime_get_ns();
   lat = now > start ? now - start : 0;
-  v = pw_entry(&pw_io, &k, &pw_zero_io, dev, disk);
+  v = pw_io_entry(&k, dev, disk);
   if (!v) {
     pw_cnt_inc(PW_CNT_DROP_IO_FULL);
     return 0;

@@ -63,6 +63,21 @@ struct pw_io_val {
   __u64 buckets[PW_HIST_BUCKETS]; /* non-cumulative; sum == count */
 };
 
+/* Spill slots (per CPU, preallocated): where a completion is accounted when
+ * its pw_io entry could not be created. Creating an entry of a
+ * non-preallocated per-CPU hash allocates in the completion's atomic
+ * context and can fail transiently (seen on 6.1 in a guest: the first write
+ * of a path lost, reported as io_map_full with one entry in the map). A
+ * slot is claimed for a key on first use on that CPU and never released;
+ * userspace adds the slots to pw_io's entries of the same key. */
+#define PW_SPILL_SLOTS 8
+struct pw_io_spill {
+  struct pw_io_key key;
+  __u32 used;
+  __u32 pad;
+  struct pw_io_val val;
+};
+
 /* NVMe status classes for non-zero statuses, by Status Code Type (bits
  * 10:8 of nvme_request.status, which is the CQE status field >> 1). */
 enum pw_nvme_err {
@@ -86,7 +101,7 @@ struct pw_path_val {
 enum pw_counter {
   PW_CNT_DROP_START_FULL = 0,     /* own issue stamp: start map full */
   PW_CNT_DROP_NO_START = 1,       /* completion without any start time */
-  PW_CNT_DROP_IO_FULL = 2,        /* I/O aggregation map full */
+  PW_CNT_DROP_IO_FULL = 2,        /* I/O map and spill slots full */
   PW_CNT_DROP_PATH_FULL = 3,      /* path map full (block program) */
   PW_CNT_DROP_NVME_PATH_FULL = 4, /* path map full (nvme program) */
   PW_CNT_NVME_NO_DISK = 5,        /* nvme_complete_rq without a disk (admin) */

@@ -173,6 +173,7 @@ absl::Status BpfSampler::Impl::LoadBlock(const BlockLayout& layout,
   skel->rodata->rqf_stats_mask = layout.rqf_stats_mask;
   skel->rodata->req_nvme_mpath_mask = layout.req_nvme_mpath_mask;
   skel->rodata->force_own_start = options.force_own_start;
+  skel->rodata->force_spill = options.force_spill;
   bpf_map__set_max_entries(skel->maps.pw_start, options.max_inflight);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * kOpCount);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
@@ -490,28 +491,47 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
     return it == names.end() ? std::string() : it->second;
   };
 
+  // (dev, op) -> totals over CPUs, from pw_io and the spill slots (where a
+  // completion went when its pw_io entry could not be created).
   uint64_t own_start = 0, kernel_start = 0;
+  std::map<std::pair<uint32_t, uint32_t>, DeviceIo> io;
+  auto add = [&](const pw_io_key& k, const pw_io_val& v) {
+    DeviceIo& d = io[{k.dev, k.op}];
+    d.stats.completed += v.count;
+    d.stats.bytes += v.bytes;
+    d.stats.latency_sum_ns += v.lat_sum_ns;
+    d.stats.errors += v.errors;
+    own_start += v.own_start;
+    kernel_start += v.count - v.own_start;
+    for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+      d.stats.latency.AddToBucket(i, v.buckets[i]);
+    }
+  };
   absl::Status st = ForEachPerCpu<pw_io_key, pw_io_val>(
       bpf_map__fd(im.block->maps.pw_io), im.ncpus,
       [&](const pw_io_key& k, const std::vector<pw_io_val>& vals) {
-        DeviceIo d;
-        d.dev = DeviceNumber::FromKernel(k.dev);
-        d.disk = name_of(k.dev);
-        d.op = k.op < kOpCount ? static_cast<Op>(k.op) : Op::kOther;
-        for (const pw_io_val& v : vals) {
-          d.stats.completed += v.count;
-          d.stats.bytes += v.bytes;
-          d.stats.latency_sum_ns += v.lat_sum_ns;
-          d.stats.errors += v.errors;
-          own_start += v.own_start;
-          kernel_start += v.count - v.own_start;
-          for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
-            d.stats.latency.AddToBucket(i, v.buckets[i]);
-          }
-        }
-        snap.io.push_back(std::move(d));
+        for (const pw_io_val& v : vals) add(k, v);
       });
   if (!st.ok()) return st;
+  {
+    std::vector<pw_io_spill> slots(static_cast<size_t>(im.ncpus));
+    const int fd = bpf_map__fd(im.block->maps.pw_io_spill);
+    for (__u32 i = 0; i < PW_SPILL_SLOTS; ++i) {
+      if (bpf_map_lookup_elem(fd, &i, slots.data()) != 0) {
+        return absl::InternalError(
+            absl::StrCat("reading pw_io_spill: ", Errno(errno)));
+      }
+      for (const pw_io_spill& sl : slots) {
+        if (sl.used) add(sl.key, sl.val);
+      }
+    }
+  }
+  for (auto& [key, d] : io) {
+    d.dev = DeviceNumber::FromKernel(key.first);
+    d.disk = name_of(key.first);
+    d.op = key.second < kOpCount ? static_cast<Op>(key.second) : Op::kOther;
+    snap.io.push_back(std::move(d));
+  }
   std::sort(snap.io.begin(), snap.io.end(),
             [](const DeviceIo& a, const DeviceIo& b) {
               return std::tie(a.dev, a.op) < std::tie(b.dev, b.op);

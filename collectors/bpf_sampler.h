@@ -116,6 +116,9 @@ struct SamplerOptions {
   // Always stamp the issue time in a map, even where the kernel stamps
   // rq->io_start_time_ns (tests and diagnostics; slower).
   bool force_own_start = false;
+  // Account every completion in the per-CPU spill slots instead of the
+  // (device, op) map (tests: the path taken when creating an entry fails).
+  bool force_spill = false;
   // Capacity of the own-issue-timestamp map (requests in flight on queues
   // without QUEUE_FLAG_STATS, and passthrough).
   uint32_t max_inflight = 16384;
