@@ -43,11 +43,11 @@ class HeadIo : public collectors::IoSource {
   absl::Status Read(const model::Topology& topology,
                     collectors::IoReading& io) override {
     trace_->push_back("head_io");
-    paths_before_ = io.path_io.size();
+    paths_before = io.path_io.size();
     for (const model::Head& h : topology.heads) io.head_io[h.name] = {};
     return absl::OkStatus();
   }
-  size_t paths_before_ = 0;
+  size_t paths_before = 0;
 
  private:
   std::vector<std::string>* trace_;
@@ -78,7 +78,7 @@ TEST(Pipeline, RunsStagesInOrderAndHandsEachItsInputs) {
   // Topology -> I/O: the sources saw this collection's topology.
   ASSERT_THAT(first.topology.paths, SizeIs(2));
   EXPECT_EQ(io_ptr->paths_seen(), 2u);
-  EXPECT_EQ(heads_ptr->paths_before_, 2u);
+  EXPECT_EQ(heads_ptr->paths_before, 2u);
   // I/O -> snapshot: both sources' parts are published.
   EXPECT_THAT(first.path_io, SizeIs(2));
   EXPECT_THAT(first.head_io, SizeIs(1));
