@@ -5,8 +5,7 @@
 namespace pathwise::agent {
 
 std::shared_ptr<const model::Snapshot> Agent::CollectOnce() {
-  auto snap = std::make_shared<model::Snapshot>();
-  registry_.CollectAll(*snap);
+  auto snap = std::make_shared<model::Snapshot>(pipeline_.Collect());
   snap->generation = ++generation_;
   snap->collected_at = absl::Now();
   if (previous_ != nullptr &&
@@ -18,29 +17,28 @@ std::shared_ptr<const model::Snapshot> Agent::CollectOnce() {
   std::shared_ptr<const model::Snapshot> published = std::move(snap);
   store_.Publish(published);
   previous_ = published;
+  pipeline_.Act(*published);
   return published;
 }
 
-exporters::HttpResponse Agent::Healthz() const {
+model::Health Agent::Health() const {
+  model::Health h;
   std::shared_ptr<const model::Snapshot> snap = store_.Load();
-  if (snap == nullptr)
-    return {503, "text/plain; charset=utf-8", "not ready: no collection yet\n"};
-  std::string body;
-  for (const model::CollectorResult& r : snap->collectors) {
-    absl::StrAppend(&body, "collector ", r.name, ": ",
-                    r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");
+  if (snap == nullptr) {
+    h.reason = "not ready: no collection yet";
+    return h;
   }
-  if (!ever_succeeded_) {
-    return {503, "text/plain; charset=utf-8",
-            "not ready: no collection has succeeded yet\n" + body};
-  }
+  h.stages = snap->collectors;
+  h.ready = ever_succeeded_;
   const absl::Duration age = absl::Now() - snap->collected_at;
-  if (age > 3 * interval_ + absl::Seconds(5)) {
-    return {503, "text/plain; charset=utf-8",
-            absl::StrCat("unhealthy: last collection ",
-                         absl::FormatDuration(age), " ago\n", body)};
+  h.live = age <= 3 * interval_ + absl::Seconds(5);
+  if (!h.ready) {
+    h.reason = "not ready: no collection has succeeded yet";
+  } else if (!h.live) {
+    h.reason = absl::StrCat("unhealthy: last collection ",
+                            absl::FormatDuration(age), " ago");
   }
-  return {200, "text/plain; charset=utf-8", "ok\n" + body};
+  return h;
 }
 
 }  // namespace pathwise::agent

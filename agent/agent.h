@@ -1,6 +1,8 @@
-// Agent: drives the collector registry, turns each collection into an
-// immutable model::Snapshot (counting topology changes between scans) and
-// publishes it to the SnapshotStore that exporters read.
+// Agent: drives the collection pipeline, turns each collection into an
+// immutable model::Snapshot (numbered, counting topology changes between
+// scans), publishes it to the SnapshotStore that exporters read, then lets
+// the pipeline's actuators act on it. It exposes its health as typed state;
+// serving it is the exporters' part.
 #ifndef PATHWISE_AGENT_AGENT_H_
 #define PATHWISE_AGENT_AGENT_H_
 
@@ -8,28 +10,29 @@
 #include <memory>
 
 #include "absl/time/time.h"
-#include "collectors/collector.h"
-#include "exporters/http_server.h"
+#include "agent/pipeline.h"
+#include "model/health.h"
 #include "model/snapshot_store.h"
 
 namespace pathwise::agent {
 
 class Agent {
  public:
-  Agent(collectors::CollectorRegistry& registry, model::SnapshotStore& store,
+  Agent(Pipeline& pipeline, model::SnapshotStore& store,
         absl::Duration interval)
-      : registry_(registry), store_(store), interval_(interval) {}
+      : pipeline_(pipeline), store_(store), interval_(interval) {}
 
-  // Runs every collector once, publishes and returns the snapshot.
+  // Runs the pipeline once, publishes the snapshot, runs the actuators on
+  // it and returns it.
   std::shared_ptr<const model::Snapshot> CollectOnce();
 
-  // 200 once a collection has succeeded (every collector reported success)
-  // and while collections keep coming (the last is no older than
-  // 3 × interval + 5 s); 503 otherwise. The body says why.
-  exporters::HttpResponse Healthz() const;
+  // Ready once a collection has succeeded (every stage reported success);
+  // live while collections keep coming (the last is no older than
+  // 3 × interval + 5 s). Thread-safe.
+  model::Health Health() const;
 
  private:
-  collectors::CollectorRegistry& registry_;
+  Pipeline& pipeline_;
   model::SnapshotStore& store_;
   const absl::Duration interval_;
   std::shared_ptr<const model::Snapshot> previous_;

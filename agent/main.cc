@@ -1,8 +1,10 @@
 // pathwise: the agent binary. See `pathwise --help`.
+#include <bpf/libbpf.h>
 #include <signal.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,26 +17,22 @@
 #include "absl/time/clock.h"
 #include "agent/agent.h"
 #include "agent/cli.h"
+#include "agent/pipeline.h"
 #include "agent/version.h"
-#include "collectors/nvme_iostats_collector.h"
-#ifdef PATHWISE_HAVE_BPF
-#include <bpf/libbpf.h>
-
-#include <cstdarg>
-
 #include "collectors/bpf_io_collector.h"
 #include "collectors/bpf_sampler.h"
-#endif
+#include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
-#include "collectors/scoring_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "collectors/sysfs_reader.h"
+#include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_json.h"
 #include "exporters/topology_text.h"
 #include "lab/lab_cli.h"
 #include "model/snapshot_store.h"
+#include "scoring/stage.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
@@ -60,7 +58,6 @@ exporters::BuildInfo Build() {
   return exporters::BuildInfo{std::string(kVersion), std::string(kRevision)};
 }
 
-#ifdef PATHWISE_HAVE_BPF
 // libbpf's own messages (process-wide print hook) go to the debug log: the
 // sampler's status already says what failed, in one line.
 int LibbpfToDebugLog(enum libbpf_print_level level, const char* format,
@@ -75,7 +72,6 @@ int LibbpfToDebugLog(enum libbpf_print_level level, const char* format,
   spdlog::debug("libbpf: {}", line);
   return n;
 }
-#endif
 
 std::string OneLine(absl::string_view message) {
   std::string out(message);
@@ -83,14 +79,13 @@ std::string OneLine(absl::string_view message) {
   return out;
 }
 
-// Adds the I/O collector: the eBPF sampler unless --bpf=off or it cannot
+// Adds the I/O source: the eBPF sampler unless --bpf=off or it cannot
 // run, else the sysfs fallback. With --bpf=required an unusable sampler is
 // an error (returned); with --bpf=auto it is one log line.
-absl::Status AddIoCollector(const Options& o,
-                            const collectors::SysfsReader& reader,
-                            collectors::CollectorRegistry& registry) {
+absl::Status AddIoSource(const Options& o,
+                         const collectors::SysfsReader& reader,
+                         Pipeline& pipeline) {
   if (o.bpf != BpfMode::kOff) {
-#ifdef PATHWISE_HAVE_BPF
     libbpf_set_print(LibbpfToDebugLog);
     bpf::SamplerOptions so;
     so.enable_bpf_stats = o.bpf_stats;
@@ -100,58 +95,42 @@ absl::Status AddIoCollector(const Options& o,
       spdlog::info("eBPF sampler attached ({}), devices={}{}",
                    (*sampler)->block_attach_mode(), o.devices,
                    o.bpf_stats ? ", BPF run-time stats on (costs)" : "");
-      registry.Add(std::make_unique<collectors::BpfIoCollector>(
+      pipeline.AddIoSource(std::make_unique<collectors::BpfIoCollector>(
           std::move(*sampler), o.devices == "all"
                                    ? collectors::DeviceScope::kAll
                                    : collectors::DeviceScope::kNvme));
       return absl::OkStatus();
     }
     const std::string why = OneLine(sampler.status().message());
-#else
-    const std::string why = "this build has no eBPF sampler";
-#endif
     if (o.bpf == BpfMode::kRequired) {
       return absl::FailedPreconditionError(
           absl::StrCat("--bpf=required: eBPF sampler unavailable: ", why));
     }
     spdlog::warn("eBPF sampler unavailable, using sysfs I/O counters: {}", why);
   }
-  registry.Add(std::make_unique<collectors::NvmeIoStatsCollector>(reader));
+  pipeline.AddIoSource(
+      std::make_unique<collectors::NvmeIoStatsCollector>(reader));
   return absl::OkStatus();
 }
 
-absl::Status AddCollectors(const Options& o,
-                           collectors::CollectorRegistry& registry) {
+// Sets up the pipeline's stages: topology, I/O, scoring. No actuator yet.
+absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
   const collectors::SysfsReader reader(o.sysfs_root);
-  registry.Add(std::make_unique<collectors::NvmeTopologyCollector>(reader));
-  if (absl::Status s = AddIoCollector(o, reader, registry); !s.ok()) return s;
-  // The scoring stage reads what the collectors above wrote.
-  collectors::ScoringOptions so;
+  pipeline.SetTopologySource(
+      std::make_unique<collectors::NvmeTopologyCollector>(reader));
+  if (absl::Status s = AddIoSource(o, reader, pipeline); !s.ok()) return s;
+  scoring::ScoringOptions so;
   so.config = o.scoring;
   so.interval = o.interval;
   struct utsname u;
   so.kernel_has_queue_depth =
-      uname(&u) != 0 || collectors::KernelHasQueueDepth(u.release);
-  registry.Add(std::make_unique<collectors::ScoringCollector>(so));
-  registry.InitAll();
+      uname(&u) != 0 || scoring::KernelHasQueueDepth(u.release);
+  pipeline.SetScoring(std::make_unique<scoring::ScoringStage>(so));
   return absl::OkStatus();
 }
 
 const model::Scoring* Scoring(const model::Snapshot& snap) {
   return snap.scoring ? &*snap.scoring : nullptr;
-}
-
-std::string LandingPage() {
-  return absl::StrCat(
-      "<!DOCTYPE html>\n<html><head><title>pathwise</title></head><body>\n"
-      "<h1>pathwise</h1>\n<p>Every path of Linux NVMe native multipath, "
-      "visible. Version ",
-      kVersion, " (", kRevision,
-      ").</p>\n<ul>\n"
-      "<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
-      "<li><a href=\"/healthz\">/healthz</a>: health</li>\n"
-      "<li><a href=\"/api/v1/topology\">/api/v1/topology</a>: topology "
-      "(JSON)</li>\n</ul>\n</body></html>\n");
 }
 
 int Serve(const Options& o) {
@@ -162,43 +141,22 @@ int Serve(const Options& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  // Collectors are added after the port is bound: a busy port fails fast,
+  // The stages are set up after the port is bound: a busy port fails fast,
   // before any BPF program is loaded.
-  collectors::CollectorRegistry registry;
+  Pipeline pipeline;
   model::SnapshotStore store;
-  Agent agent(registry, store, o.interval);
-  const exporters::SnapshotCollectable collectable(store, Build());
-
-  exporters::HttpRoutes routes;
-  routes["/metrics"] = [&collectable] {
-    return exporters::HttpResponse{
-        200, exporters::kTextContentType,
-        exporters::SerializeText(collectable.Collect())};
-  };
-  routes["/healthz"] = [&agent] { return agent.Healthz(); };
-  routes["/api/v1/topology"] = [&store] {
-    std::shared_ptr<const model::Snapshot> snap = store.Load();
-    if (snap == nullptr) {
-      return exporters::HttpResponse{503, "application/json",
-                                     "{\"error\":\"no collection yet\"}\n"};
-    }
-    return exporters::HttpResponse{
-        200, "application/json",
-        exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2) +
-            "\n"};
-  };
-  routes["/"] = [] {
-    return exporters::HttpResponse{200, "text/html; charset=utf-8",
-                                   LandingPage()};
-  };
+  Agent agent(pipeline, store, o.interval);
 
   absl::StatusOr<std::unique_ptr<exporters::HttpServer>> server =
-      exporters::HttpServer::Start(o.listen_address, std::move(routes));
+      exporters::HttpServer::Start(
+          o.listen_address,
+          exporters::MakeAgentRoutes(
+              store, [&agent] { return agent.Health(); }, Build()));
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;
   }
-  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
+  if (absl::Status s = SetUpPipeline(o, pipeline); !s.ok()) {
     Fatal(std::string(s.message()));
     return kExitRuntime;
   }
@@ -227,18 +185,18 @@ int Serve(const Options& o) {
   return 0;
 }
 
-// The one-shot subcommands: collectors as `serve` has them, then `print`
+// The one-shot subcommands: stages as `serve` has them, then `print`
 // (which collects through the agent and writes to stdout); exit status 0
 // unless stdout failed.
 template <typename Print>
 int OneShot(const Options& o, Print print) {
-  collectors::CollectorRegistry registry;
-  if (absl::Status s = AddCollectors(o, registry); !s.ok()) {
+  Pipeline pipeline;
+  if (absl::Status s = SetUpPipeline(o, pipeline); !s.ok()) {
     Fatal(std::string(s.message()));
     return kExitRuntime;
   }
   model::SnapshotStore store;
-  Agent agent(registry, store, o.interval);
+  Agent agent(pipeline, store, o.interval);
   print(agent);
   std::cout.flush();
   return std::cout.good() ? 0 : kExitRuntime;

@@ -75,8 +75,7 @@ model::Op ToModelOp(bpf::Op op) {
 }
 
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
-                    model::Snapshot& snapshot) {
-  const model::Topology& topo = snapshot.topology;
+                    const model::Topology& topo, IoReading& io) {
   const std::shared_ptr<const std::vector<double>> bounds = Bounds();
 
   // Sum by disk name: a name may have had several dev_t over time (a path
@@ -97,13 +96,13 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
   for (const model::Path& p : topo.paths) {
     auto it = by_name.find(p.name);
     const OpMap& ops = it == by_name.end() ? none : it->second;
-    snapshot.path_io[p.name] = ToModel(ops, bounds);
+    io.path_io[p.name] = ToModel(ops, bounds);
     if (auto h = heads.find(p.head); h != heads.end()) {
       for (const auto& [op, stats] : ops) h->second[op].Merge(stats);
     }
   }
   for (const auto& [name, ops] : heads) {
-    snapshot.head_io[name] = ToModel(ops, bounds);
+    io.head_io[name] = ToModel(ops, bounds);
   }
 
   // Other block devices. Hidden NVMe path disks that left the topology
@@ -114,7 +113,7 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
           IsNvmePathDiskName(name)) {
         continue;
       }
-      snapshot.device_io[name] = ToModel(ops, bounds);
+      io.device_io[name] = ToModel(ops, bounds);
     }
   }
 
@@ -141,7 +140,7 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
       s.errors_by_class[i].second += ps.errors_by_class[i];
     }
   }
-  for (auto& [name, s] : nvme) snapshot.path_nvme[name] = std::move(s);
+  for (auto& [name, s] : nvme) io.path_nvme[name] = std::move(s);
 
   model::SamplerStats st;
   for (bpf::DropReason r : bpf::kAllDropReasons) {
@@ -153,14 +152,15 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
       st.programs.push_back({p.name, p.run_time_ns, p.run_count});
     }
   }
-  snapshot.sampler = std::move(st);
-  snapshot.io_source = "bpf";
+  io.sampler = std::move(st);
+  io.io_source = "bpf";
 }
 
-absl::Status BpfIoCollector::Collect(model::Snapshot& snapshot) {
+absl::Status BpfIoCollector::Read(const model::Topology& topology,
+                                  IoReading& io) {
   absl::StatusOr<bpf::SamplerSnapshot> samples = sampler_->Read();
   if (!samples.ok()) {
-    snapshot.io_source = "bpf";
+    io.io_source = "bpf";
     return samples.status();
   }
   if (samples->nvme_state != nvme_state_) {
@@ -177,7 +177,7 @@ absl::Status BpfIoCollector::Collect(model::Snapshot& snapshot) {
         break;
     }
   }
-  JoinBpfSamples(*samples, scope_, snapshot);
+  JoinBpfSamples(*samples, scope_, topology, io);
   return absl::OkStatus();
 }
 

@@ -1,6 +1,6 @@
 // BpfIoCollector: I/O statistics from the eBPF path sampler
 // (collectors/bpf_sampler.h). Each interval it reads the sampler's per-CPU
-// maps and joins them with the topology the topology collector just built:
+// maps and joins them with the topology the topology source just built:
 //  - per path (hidden disk nvmeXcYnZ): completed, bytes, latency histogram
 //    per op (passthru included), NVMe error classes, retries, failovers;
 //  - per head: the exact merge of its paths (each I/O is counted once, at
@@ -34,20 +34,20 @@ bool IsNvmePathDiskName(absl::string_view name);
 // The model op of a sampler op (same label value).
 model::Op ToModelOp(bpf::Op op);
 
-// Joins `samples` with snapshot.topology and fills snapshot's path_io,
-// head_io, path_nvme, device_io (kAll only), sampler and io_source ("bpf").
+// Joins `samples` with `topology` and fills io's path_io, head_io,
+// path_nvme, device_io (kAll only), sampler and io_source ("bpf").
 // Pure: no BPF, no I/O. Every topology path and head gets read and write
 // series (zero until it does I/O), other ops once they occur.
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
-                    model::Snapshot& snapshot);
+                    const model::Topology& topology, IoReading& io);
 
-class BpfIoCollector : public Collector {
+class BpfIoCollector : public IoSource {
  public:
   BpfIoCollector(std::unique_ptr<bpf::BpfSampler> sampler, DeviceScope scope)
       : sampler_(std::move(sampler)), scope_(scope) {}
 
   absl::string_view name() const override { return "bpf_io"; }
-  absl::Status Collect(model::Snapshot& snapshot) override;
+  absl::Status Read(const model::Topology& topology, IoReading& io) override;
 
  private:
   std::unique_ptr<bpf::BpfSampler> sampler_;  // detaches on destruction

@@ -1,15 +1,19 @@
-// The collector interface and the explicit registry that runs collectors
-// (the shape of node_exporter's collectors and Pixie Stirling's source
-// connectors): one collector per file, each filling its part of a
-// model::Snapshot, each reported by pathwise_collector_success and
-// pathwise_collector_duration_seconds.
+// The source interfaces of one collection (agent/pipeline.h runs them in
+// order): a TopologySource scans the NVMe topology, then IoSources read the
+// I/O statistics of that topology's paths and heads. Each source fills a
+// typed part of the snapshot and is reported by pathwise_collector_success
+// and pathwise_collector_duration_seconds under its name().
+//
+// A source fills everything it could read even when an input is missing or
+// malformed, and returns the first error (with a count of the others, see
+// ErrorList); it must not throw (the pipeline turns an exception into a
+// failure anyway).
 #ifndef PATHWISE_COLLECTORS_COLLECTOR_H_
 #define PATHWISE_COLLECTORS_COLLECTOR_H_
 
-#include <memory>
+#include <map>
+#include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -17,52 +21,44 @@
 
 namespace pathwise::collectors {
 
-class Collector {
- public:
-  virtual ~Collector() = default;
+// The I/O part of a snapshot, as the I/O sources hand it on (to scoring and
+// to the published model::Snapshot; the fields mean what the snapshot's
+// fields of the same name mean).
+struct IoReading {
+  std::map<std::string, model::IoStats, std::less<>> path_io;
+  std::map<std::string, model::IoStats, std::less<>> head_io;
+  std::map<std::string, model::PathNvmeStats, std::less<>> path_nvme;
+  std::map<std::string, model::IoStats, std::less<>> device_io;
+  std::optional<model::SamplerStats> sampler;
+  // "sysfs" or "bpf"; empty while no I/O source ran.
+  std::string io_source;
 
+  // Moves every field into the snapshot's field of the same name.
+  void MoveInto(model::Snapshot& snapshot) &&;
+};
+
+// Scans the NVMe topology (subsystems, heads, paths, controllers).
+class TopologySource {
+ public:
+  virtual ~TopologySource() = default;
   // Stable name, used as the `collector` label.
   virtual absl::string_view name() const = 0;
-
-  // One-time setup. A non-OK status disables the collector for the run
-  // (it is then reported with success 0 on every collection).
-  virtual absl::Status Init() { return absl::OkStatus(); }
-
-  // Adds this collector's data to *snapshot. Collectors run in registration
-  // order, so a later one may read what an earlier one wrote (the I/O
-  // collector reads the topology). When an input is missing or malformed,
-  // the collector still adds everything it could read and returns the first
-  // error (with a count of the others); it must not throw.
-  virtual absl::Status Collect(model::Snapshot& snapshot) = 0;
+  // Fills an empty *topology with what it could scan.
+  virtual absl::Status Read(model::Topology& topology) = 0;
 };
 
-// Owns the collectors and runs them. Not thread-safe: one collection loop
-// drives it.
-class CollectorRegistry {
+// Reads I/O statistics for the devices of `topology` (this collection's,
+// possibly partial when the topology source failed). Several I/O sources add
+// to the same IoReading in order.
+class IoSource {
  public:
-  void Add(std::unique_ptr<Collector> collector);
-
-  // Calls Init() on each collector; logs (once) and remembers failures.
-  void InitAll();
-
-  // Runs every collector into *snapshot, appending a CollectorResult per
-  // collector. Exceptions are caught and turned into failures. A collector's
-  // error is logged as one line when it differs from that collector's
-  // previous error, so a persistent fault does not flood the log.
-  void CollectAll(model::Snapshot& snapshot);
-
-  size_t size() const { return entries_.size(); }
-
- private:
-  struct Entry {
-    std::unique_ptr<Collector> collector;
-    absl::Status init_status;
-    std::string last_error;
-  };
-  std::vector<Entry> entries_;
+  virtual ~IoSource() = default;
+  // Stable name, used as the `collector` label.
+  virtual absl::string_view name() const = 0;
+  virtual absl::Status Read(const model::Topology& topology, IoReading& io) = 0;
 };
 
-// Accumulates a collector's errors into one status: the first error's message
+// Accumulates a source's errors into one status: the first error's message
 // plus "(and N more)".
 class ErrorList {
  public:

@@ -5,7 +5,8 @@
 
 namespace pathwise::collectors {
 
-absl::Status NvmeIoStatsCollector::Collect(model::Snapshot& snapshot) {
+absl::Status NvmeIoStatsCollector::Read(const model::Topology& topology,
+                                        IoReading& io) {
   ErrorList errors;
   auto read = [&](const std::string& dev,
                   std::map<std::string, model::IoStats, std::less<>>& out) {
@@ -23,11 +24,9 @@ absl::Status NvmeIoStatsCollector::Collect(model::Snapshot& snapshot) {
     }
     out[dev] = *stats;
   };
-  for (const model::Path& p : snapshot.topology.paths)
-    read(p.name, snapshot.path_io);
-  for (const model::Head& h : snapshot.topology.heads)
-    read(h.name, snapshot.head_io);
-  if (snapshot.io_source.empty()) snapshot.io_source = "sysfs";
+  for (const model::Path& p : topology.paths) read(p.name, io.path_io);
+  for (const model::Head& h : topology.heads) read(h.name, io.head_io);
+  if (io.io_source.empty()) io.io_source = "sysfs";
   return errors.ToStatus();
 }
 

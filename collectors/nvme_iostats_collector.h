@@ -1,7 +1,7 @@
 // NvmeIoStatsCollector: the sysfs fallback for I/O statistics. Reads
 // /sys/block/<dev>/stat for every path and head in the topology the
-// topology collector just built, and marks the snapshot's I/O source as
-// "sysfs". The BPF sampler (issue 4) replaces it when it can run.
+// topology source just built, and marks the I/O source as "sysfs". The BPF
+// sampler replaces it when it can run.
 #ifndef PATHWISE_COLLECTORS_NVME_IOSTATS_COLLECTOR_H_
 #define PATHWISE_COLLECTORS_NVME_IOSTATS_COLLECTOR_H_
 
@@ -13,13 +13,13 @@
 
 namespace pathwise::collectors {
 
-class NvmeIoStatsCollector : public Collector {
+class NvmeIoStatsCollector : public IoSource {
  public:
   explicit NvmeIoStatsCollector(SysfsReader reader)
       : reader_(std::move(reader)) {}
 
   absl::string_view name() const override { return "nvme_iostats"; }
-  absl::Status Collect(model::Snapshot& snapshot) override;
+  absl::Status Read(const model::Topology& topology, IoReading& io) override;
 
  private:
   SysfsReader reader_;

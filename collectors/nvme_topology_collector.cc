@@ -96,9 +96,8 @@ absl::StatusOr<model::DevId> ParseDevId(absl::string_view text) {
   return d;
 }
 
-absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
+absl::Status NvmeTopologyCollector::Read(model::Topology& topo) {
   ErrorList errors;
-  model::Topology& topo = snapshot.topology;
 
   auto read_str = [&](const std::string& rel) -> std::string {
     absl::StatusOr<std::string> v = reader_.ReadAttr(rel);

@@ -35,13 +35,13 @@
 
 namespace pathwise::collectors {
 
-class NvmeTopologyCollector : public Collector {
+class NvmeTopologyCollector : public TopologySource {
  public:
   explicit NvmeTopologyCollector(SysfsReader reader)
       : reader_(std::move(reader)) {}
 
   absl::string_view name() const override { return "nvme_topology"; }
-  absl::Status Collect(model::Snapshot& snapshot) override;
+  absl::Status Read(model::Topology& topology) override;
 
  private:
   SysfsReader reader_;

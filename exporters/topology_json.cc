@@ -1,5 +1,7 @@
 #include "exporters/topology_json.h"
 
+#include <cmath>
+
 #include "absl/time/time.h"
 
 namespace pathwise::exporters {
@@ -27,18 +29,74 @@ json ControllerJson(const model::Controller& c) {
   };
 }
 
+// JSON has no infinity: the +Inf bound is left out, so "counts" has one
+// more entry than "upper_bounds_seconds" (the last one: above every bound).
+json HistogramJson(const model::Histogram& h) {
+  json bounds = json::array();
+  if (h.upper_bounds != nullptr) {
+    for (double b : *h.upper_bounds) {
+      if (std::isfinite(b)) bounds.push_back(b);
+    }
+  }
+  return json{{"upper_bounds_seconds", bounds},
+              {"counts", h.counts},
+              {"count", h.Count()},
+              {"sum_seconds", h.sum_seconds}};
+}
+
 json IoJson(const model::IoStats& io) {
   json ops = json::object();
   for (int i = 0; i < model::kOpCount; ++i) {
     if (!io.ops[i]) continue;
-    ops[std::string(model::kOpNames[i])] = {
-        {"completed", io.ops[i]->completed},
-        {"bytes", io.ops[i]->bytes},
-        {"time_seconds", static_cast<double>(io.ops[i]->time_ns) / 1e9},
+    const model::OpStats& op = *io.ops[i];
+    json& o = ops[std::string(model::kOpNames[i])];
+    o = {
+        {"completed", op.completed},
+        {"bytes", op.bytes},
+        {"time_seconds", static_cast<double>(op.time_ns) / 1e9},
     };
+    if (op.errors) o["errors"] = *op.errors;
+    if (op.latency) o["latency_seconds"] = HistogramJson(*op.latency);
   }
   return json{{"ops", ops},
               {"inflight", io.inflight ? json(*io.inflight) : json(nullptr)}};
+}
+
+json IoMapJson(const std::map<std::string, model::IoStats, std::less<>>& m) {
+  json out = json::object();
+  for (const auto& [name, io] : m) out[name] = IoJson(io);
+  return out;
+}
+
+json NvmeJson(
+    const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme) {
+  json out = json::object();
+  for (const auto& [path, st] : path_nvme) {
+    json classes = json::object();
+    for (const auto& [cls, n] : st.errors_by_class) classes[cls] = n;
+    out[path] = {{"errors_by_class", classes},
+                 {"retries", st.retries},
+                 {"failovers", st.failovers}};
+  }
+  return out;
+}
+
+json SamplerJson(const std::optional<model::SamplerStats>& sampler) {
+  if (!sampler) return nullptr;
+  json dropped = json::object();
+  for (const auto& [reason, n] : sampler->dropped) dropped[reason] = n;
+  json programs = json::array();
+  for (const model::SamplerStats::Program& p : sampler->programs) {
+    programs.push_back(
+        {{"name", p.name},
+         {"run_time_seconds", static_cast<double>(p.run_time_ns) / 1e9},
+         {"run_count", p.run_count}});
+  }
+  return json{{"dropped", dropped}, {"programs", programs}};
+}
+
+json Optional(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
 }
 
 void AddScoring(const model::PathScoring& ps, json& path) {
@@ -46,13 +104,39 @@ void AddScoring(const model::PathScoring& ps, json& path) {
   for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
     const std::string group(model::kOpGroupNames[g]);
     weight[group] = ps.weight[g];
-    ewma[group] = ps.latency_ewma_seconds[g] ? json(*ps.latency_ewma_seconds[g])
-                                             : json(nullptr);
+    ewma[group] = Optional(ps.latency_ewma_seconds[g]);
   }
   path["health"] = ps.health;
   path["weight"] = weight;
-  path["score"] = ps.score ? json(*ps.score) : json(nullptr);
+  path["score"] = Optional(ps.score);
   path["latency_ewma_seconds"] = ewma;
+}
+
+// The whole of model::Scoring, keyed by name (the topology tree carries
+// only the per-path part).
+json ScoringJson(const std::optional<model::Scoring>& scoring) {
+  if (!scoring) return nullptr;
+  json paths = json::object(), heads = json::object(), advice = json::object();
+  for (const auto& [name, ps] : scoring->paths) {
+    json& p = paths[name];
+    p = json::object();
+    AddScoring(ps, p);
+    p["sample_age_seconds"] = Optional(ps.sample_age_seconds);
+  }
+  for (const auto& [name, hs] : scoring->heads) {
+    json by_state = json::object();
+    for (size_t i = 0; i < model::kPathHealthStates.size(); ++i) {
+      by_state[std::string(model::kPathHealthStates[i])] = hs.paths_by_state[i];
+    }
+    heads[name] = {
+        {"paths_by_state", by_state},
+        {"latency_imbalance_ratio", Optional(hs.latency_imbalance_ratio)}};
+  }
+  for (const auto& [subsystem, rec] : scoring->iopolicy_recommended) {
+    advice[subsystem] = {{"iopolicy", rec.first}, {"reason", rec.second}};
+  }
+  return json{
+      {"paths", paths}, {"heads", heads}, {"iopolicy_recommended", advice}};
 }
 
 }  // namespace
@@ -130,10 +214,12 @@ json SnapshotToJson(const model::Snapshot& snap) {
                           {"error", r.error}});
   }
   j["collectors"] = collectors;
-  json paths = json::object(), heads = json::object();
-  for (const auto& [name, io] : snap.path_io) paths[name] = IoJson(io);
-  for (const auto& [name, io] : snap.head_io) heads[name] = IoJson(io);
-  j["io"] = {{"paths", paths}, {"heads", heads}};
+  j["io"] = {{"paths", IoMapJson(snap.path_io)},
+             {"heads", IoMapJson(snap.head_io)},
+             {"devices", IoMapJson(snap.device_io)}};
+  j["nvme"] = NvmeJson(snap.path_nvme);
+  j["sampler"] = SamplerJson(snap.sampler);
+  j["scoring"] = ScoringJson(snap.scoring);
   return j;
 }
 

@@ -1,6 +1,7 @@
 // JSON views of a snapshot: the topology tree (GET /api/v1/topology,
 // `pathwise topology --format=json`) and the whole snapshot with I/O
-// statistics and collector results (`pathwise snapshot --format=json`).
+// statistics, histograms, scoring and collector results
+// (GET /api/v1/snapshot, `pathwise snapshot --format=json`).
 #ifndef PATHWISE_EXPORTERS_TOPOLOGY_JSON_H_
 #define PATHWISE_EXPORTERS_TOPOLOGY_JSON_H_
 
@@ -22,9 +23,14 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
                               const model::Scoring* scoring = nullptr);
 
 // TopologyToJson plus "generation", "collected_at", "io_source",
-// "topology_changes_total", "collectors" (scoring as in TopologyToJson) and
-// "io" ({"paths":{..}, "heads":{..}} keyed by device name, per op: completed,
-// bytes, time_seconds).
+// "topology_changes_total", "collectors" (scoring as in TopologyToJson),
+// "io" ({"paths":{..}, "heads":{..}, "devices":{..}} keyed by device name,
+// per op: completed, bytes, time_seconds, and where the source has them
+// errors and "latency_seconds": {upper_bounds_seconds, counts, count,
+// sum_seconds} with non-cumulative counts, one more than the finite bounds,
+// the last above every bound), "nvme" (by path: errors_by_class, retries,
+// failovers), "sampler" ({dropped, programs} or null) and "scoring"
+// ({paths, heads, iopolicy_recommended} or null).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 }  // namespace pathwise::exporters

@@ -28,6 +28,15 @@ model::Snapshot Topology() {
   return s;
 }
 
+// Joins into `snap` as the pipeline does: the I/O part, then into the
+// snapshot.
+void JoinBpfSamples(const SamplerSnapshot& samples, DeviceScope scope,
+                    model::Snapshot& snap) {
+  IoReading io;
+  collectors::JoinBpfSamples(samples, scope, snap.topology, io);
+  std::move(io).MoveInto(snap);
+}
+
 DeviceIo Io(uint32_t minor, std::string disk, bpf::Op op,
             std::initializer_list<uint64_t> latencies_ns, uint64_t bytes_each,
             uint64_t errors = 0) {

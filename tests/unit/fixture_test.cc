@@ -12,15 +12,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/agent.h"
-#include "collectors/collector.h"
+#include "agent/pipeline.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
-#include "collectors/scoring_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scoring/stage.h"
 #include "tests/unit/golden.h"
 #include "tests/unit/log_capture.h"
 
@@ -61,26 +61,25 @@ class SysfsFixtureTest : public ::testing::Test {
     if (!tmp_.empty()) fs::remove_all(tmp_);
   }
 
-  // Presents `root` at /sys (for libnvme) and returns a registry whose
+  // Presents `root` at /sys (for libnvme) and returns a pipeline whose
   // SysfsReader reads `root`, as the agent does with --sysfs_root.
-  std::unique_ptr<collectors::CollectorRegistry> Use(const std::string& root) {
+  std::unique_ptr<agent::Pipeline> Use(const std::string& root) {
     absl::Status s = collectors::BindOverSys(root);
     EXPECT_TRUE(s.ok()) << s;
     if (s.ok()) ++bound_;
-    auto reg = std::make_unique<collectors::CollectorRegistry>();
-    reg->Add(std::make_unique<collectors::NvmeTopologyCollector>(
+    auto pipeline = std::make_unique<agent::Pipeline>();
+    pipeline->SetTopologySource(
+        std::make_unique<collectors::NvmeTopologyCollector>(
+            collectors::SysfsReader(root)));
+    pipeline->AddIoSource(std::make_unique<collectors::NvmeIoStatsCollector>(
         collectors::SysfsReader(root)));
-    reg->Add(std::make_unique<collectors::NvmeIoStatsCollector>(
-        collectors::SysfsReader(root)));
-    reg->Add(std::make_unique<collectors::ScoringCollector>(
-        collectors::ScoringOptions{}));
-    reg->InitAll();
-    return reg;
+    pipeline->SetScoring(
+        std::make_unique<scoring::ScoringStage>(scoring::ScoringOptions{}));
+    return pipeline;
   }
 
-  model::Snapshot Collect(collectors::CollectorRegistry& reg) {
-    model::Snapshot s;
-    reg.CollectAll(s);
+  model::Snapshot Collect(agent::Pipeline& pipeline) {
+    model::Snapshot s = pipeline.Collect();
     for (auto& c : s.collectors) c.duration_seconds = 0;  // deterministic
     return s;
   }

@@ -2,11 +2,6 @@
 // error when the port is taken.
 #include "exporters/http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
+#include "tests/unit/http_client.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -21,28 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// A minimal HTTP/1.0 client: returns the whole response.
-std::string Request(int port, const std::string& method,
-                    const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "connect failed";
-  }
-  const std::string req =
-      absl::StrCat(method, " ", path, " HTTP/1.0\r\nHost: x\r\n\r\n");
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
-  close(fd);
-  return out;
-}
+using ::pathwise::testing::Request;
 
 class HttpServerTest : public ::testing::Test {
  protected:

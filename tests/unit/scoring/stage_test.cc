@@ -1,7 +1,7 @@
-// The scoring stage in the agent: window deltas from the I/O collectors'
+// The scoring stage in the agent: window deltas from the I/O sources'
 // cumulative counters into the scoring library, and the model fields the
 // exporters render (metrics, topology text and JSON).
-#include "collectors/scoring_collector.h"
+#include "scoring/stage.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "model/synthetic.h"
 #include "tests/unit/golden.h"
 
-namespace pathwise::collectors {
+namespace pathwise::scoring {
 namespace {
 
 using ::testing::HasSubstr;
@@ -23,9 +23,9 @@ const exporters::BuildInfo kBuild{"0.0.0-test", "golden"};
 
 // One subsystem (round-robin, paths on NUMA nodes 0 and 1), one head, two
 // paths: nvme0c0n1 (optimized) and nvme0c1n1 (non-optimized), both live.
-class ScoringCollectorTest : public ::testing::Test {
+class ScoringStageTest : public ::testing::Test {
  protected:
-  ScoringCollectorTest() {
+  ScoringStageTest() {
     base_ = model::MakeSyntheticSnapshot({.subsystems = 1,
                                           .heads_per_subsystem = 1,
                                           .controllers_per_subsystem = 2});
@@ -49,13 +49,12 @@ class ScoringCollectorTest : public ::testing::Test {
 
   // One window: a snapshot with the current cumulative counters, run
   // through `c`.
-  model::Snapshot Window(ScoringCollector& c) {
+  model::Snapshot Window(ScoringStage& c) {
     model::Snapshot s = base_;
     s.path_io = cum_;
     s.path_nvme = nvme_;
     if (mutate_) mutate_(s);
-    EXPECT_TRUE(c.Collect(s).ok());
-    EXPECT_TRUE(s.scoring.has_value());
+    s.scoring = c.Score(s.topology, s.path_io, s.path_nvme);
     return s;
   }
 
@@ -81,8 +80,8 @@ TEST(KernelHasQueueDepthTest, FromLinux611) {
   EXPECT_TRUE(KernelHasQueueDepth("weird"));  // unknown: assume it has
 }
 
-TEST_F(ScoringCollectorTest, FirstWindowHasNoDeltasEqualWeights) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, FirstWindowHasNoDeltasEqualWeights) {
+  ScoringStage c({});
   Reads(p0_, 1000, 1);  // history before the agent started: not a window
   model::Snapshot s = Window(c);
   for (const std::string& p : {p0_, p1_}) {
@@ -97,8 +96,8 @@ TEST_F(ScoringCollectorTest, FirstWindowHasNoDeltasEqualWeights) {
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[0], 2);
 }
 
-TEST_F(ScoringCollectorTest, DeltasFeedEwmaWeightsHealthAndAdvice) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, DeltasFeedEwmaWeightsHealthAndAdvice) {
+  ScoringStage c({});
   Window(c);
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 30);
@@ -130,8 +129,8 @@ TEST_F(ScoringCollectorTest, DeltasFeedEwmaWeightsHealthAndAdvice) {
   EXPECT_DOUBLE_EQ(*P(s, p1_).sample_age_seconds, 1);
 }
 
-TEST_F(ScoringCollectorTest, WithoutQueueDepthTheAdvisorSaysRoundRobin) {
-  ScoringCollector c({.kernel_has_queue_depth = false});
+TEST_F(ScoringStageTest, WithoutQueueDepthTheAdvisorSaysRoundRobin) {
+  ScoringStage c({.kernel_has_queue_depth = false});
   Window(c);
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 30);
@@ -142,8 +141,8 @@ TEST_F(ScoringCollectorTest, WithoutQueueDepthTheAdvisorSaysRoundRobin) {
               HasSubstr("no queue-depth"));
 }
 
-TEST_F(ScoringCollectorTest, SymmetricPathsOnTwoNodesNuma) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, SymmetricPathsOnTwoNodesNuma) {
+  ScoringStage c({});
   Window(c);
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 0.5);
@@ -152,8 +151,8 @@ TEST_F(ScoringCollectorTest, SymmetricPathsOnTwoNodesNuma) {
   EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first, "numa");
 }
 
-TEST_F(ScoringCollectorTest, UnusablePathsAreFailedWithWeightZero) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, UnusablePathsAreFailedWithWeightZero) {
+  ScoringStage c({});
   Window(c);
   mutate_ = [&](model::Snapshot& s) {
     s.topology.paths[0].ana_state = "inaccessible";
@@ -168,8 +167,8 @@ TEST_F(ScoringCollectorTest, UnusablePathsAreFailedWithWeightZero) {
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[2], 2);
 }
 
-TEST_F(ScoringCollectorTest, FailoversAndPathErrorsDegradeAtOnce) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, FailoversAndPathErrorsDegradeAtOnce) {
+  ScoringStage c({});
   nvme_[p0_].errors_by_class = {{"generic", 0}, {"path", 0}};
   nvme_[p1_].errors_by_class = {{"generic", 0}, {"path", 0}};
   Window(c);
@@ -190,8 +189,8 @@ TEST_F(ScoringCollectorTest, FailoversAndPathErrorsDegradeAtOnce) {
   EXPECT_EQ(P(s, p1_).health, "degraded");
 }
 
-TEST_F(ScoringCollectorTest, CountersGoingBackwardsAreNoWindow) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, CountersGoingBackwardsAreNoWindow) {
+  ScoringStage c({});
   Window(c);
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 0.5);
@@ -208,10 +207,10 @@ TEST_F(ScoringCollectorTest, CountersGoingBackwardsAreNoWindow) {
   EXPECT_DOUBLE_EQ(*P(s, p1_).latency_ewma_seconds[0], 0.0005625);
 }
 
-TEST_F(ScoringCollectorTest, SysfsMillisecondTicksAndOtherOps) {
+TEST_F(ScoringStageTest, SysfsMillisecondTicksAndOtherOps) {
   // The sysfs fallback's time is whole milliseconds summed over the
   // window's I/Os; discard and flush count as "other".
-  ScoringCollector c({});
+  ScoringStage c({});
   Window(c);
   Reads(p0_, 100, 1);
   Reads(p1_, 100, 1);
@@ -222,8 +221,8 @@ TEST_F(ScoringCollectorTest, SysfsMillisecondTicksAndOtherOps) {
   EXPECT_FALSE(P(s, p1_).latency_ewma_seconds[2].has_value());
 }
 
-TEST_F(ScoringCollectorTest, ExpositionAndTopologyViewsGolden) {
-  ScoringCollector c({});
+TEST_F(ScoringStageTest, ExpositionAndTopologyViewsGolden) {
+  ScoringStage c({});
   Window(c);
   for (int i = 0; i < 3; ++i) {
     Reads(p0_, 100, 0.5);
@@ -256,4 +255,4 @@ TEST_F(ScoringCollectorTest, ExpositionAndTopologyViewsGolden) {
 }
 
 }  // namespace
-}  // namespace pathwise::collectors
+}  // namespace pathwise::scoring

@@ -1,4 +1,4 @@
-#include "collectors/scoring_collector.h"
+#include "scoring/stage.h"
 
 #include <algorithm>
 #include <optional>
@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 
-namespace pathwise::collectors {
+namespace pathwise::scoring {
 namespace {
 
 static_assert(model::kOpGroupNames.size() == scoring::kOpGroups);
@@ -46,8 +46,10 @@ bool KernelHasQueueDepth(absl::string_view release) {
   return major > 6 || (major == 6 && minor >= 11);
 }
 
-absl::Status ScoringCollector::Collect(model::Snapshot& snapshot) {
-  const model::Topology& topo = snapshot.topology;
+model::Scoring ScoringStage::Score(
+    const model::Topology& topo,
+    const std::map<std::string, model::IoStats, std::less<>>& path_io,
+    const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme) {
   std::map<std::string, Counters, std::less<>> current;
   std::map<std::string, std::vector<scoring::PathWindow>, std::less<>> windows;
   for (const model::Head& h : topo.heads) windows[h.name];
@@ -61,8 +63,8 @@ absl::Status ScoringCollector::Collect(model::Snapshot& snapshot) {
         p.ana_state,
         c == nullptr ? "" : model::NormalizeControllerState(c->state));
 
-    auto io = snapshot.path_io.find(p.name);
-    if (io != snapshot.path_io.end()) {
+    auto io = path_io.find(p.name);
+    if (io != path_io.end()) {
       Counters now;
       for (int i = 0; i < model::kOpCount; ++i) {
         const std::optional<model::OpStats>& op = io->second.ops[i];
@@ -72,8 +74,7 @@ absl::Status ScoringCollector::Collect(model::Snapshot& snapshot) {
         s.count += op->completed;
         s.latency_sum_ns += op->time_ns;
       }
-      if (auto nv = snapshot.path_nvme.find(p.name);
-          nv != snapshot.path_nvme.end()) {
+      if (auto nv = path_nvme.find(p.name); nv != path_nvme.end()) {
         now.failovers = nv->second.failovers;
         for (const auto& [cls, n] : nv->second.errors_by_class) {
           if (cls == "path") now.path_errors += n;
@@ -151,8 +152,7 @@ absl::Status ScoringCollector::Collect(model::Snapshot& snapshot) {
     out.iopolicy_recommended[s.name] = {std::move(advice.iopolicy),
                                         std::move(advice.reason)};
   }
-  snapshot.scoring = std::move(out);
-  return absl::OkStatus();
+  return out;
 }
 
-}  // namespace pathwise::collectors
+}  // namespace pathwise::scoring

@@ -1,27 +1,26 @@
-// The scoring stage: runs after the topology and I/O collectors and turns
+// The scoring stage: runs after the topology and I/O sources and turns
 // each window's I/O deltas into per-path latency EWMAs, weights, health and a
 // per-subsystem iopolicy recommendation (scoring/, docs/scoring.md).
 //
-// It reads only what the earlier collectors put in the same snapshot
-// (topology, path_io, path_nvme) and keeps the previous window's cumulative
-// counters to take deltas: there is no second accounting of I/O. With the
-// eBPF sampler the latency sums are exact nanoseconds; with the sysfs
-// fallback they are the stat file's ticks (milliseconds, summed over the
-// window's I/Os), and there are no failover or path-error counts.
-#ifndef PATHWISE_COLLECTORS_SCORING_COLLECTOR_H_
-#define PATHWISE_COLLECTORS_SCORING_COLLECTOR_H_
+// It reads only what the earlier stages handed on (topology, path_io,
+// path_nvme) and keeps the previous window's cumulative counters to take
+// deltas: there is no second accounting of I/O. With the eBPF sampler the
+// latency sums are exact nanoseconds; with the sysfs fallback they are the
+// stat file's ticks (milliseconds, summed over the window's I/Os), and there
+// are no failover or path-error counts.
+#ifndef PATHWISE_SCORING_STAGE_H_
+#define PATHWISE_SCORING_STAGE_H_
 
 #include <array>
 #include <map>
 #include <string>
 
-#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "collectors/collector.h"
+#include "model/topology.h"
 #include "scoring/scoring.h"
 
-namespace pathwise::collectors {
+namespace pathwise::scoring {
 
 struct ScoringOptions {
   scoring::Config config;
@@ -37,16 +36,22 @@ struct ScoringOptions {
 // first with the queue-depth iopolicy. Unparseable: true.
 bool KernelHasQueueDepth(absl::string_view release);
 
-class ScoringCollector : public Collector {
+class ScoringStage {
  public:
-  explicit ScoringCollector(ScoringOptions options)
+  explicit ScoringStage(ScoringOptions options)
       : options_(std::move(options)) {}
 
-  absl::string_view name() const override { return "scoring"; }
+  // Used as the `collector` label.
+  absl::string_view name() const { return "scoring"; }
 
-  // Fills snapshot.scoring. The first window has no deltas yet: every path
-  // gets its usability, equal weights and no EWMA.
-  absl::Status Collect(model::Snapshot& snapshot) override;
+  // Scores one window: `path_io` and `path_nvme` are cumulative, keyed by
+  // path name. The first window has no deltas yet: every path gets its
+  // usability, equal weights and no EWMA.
+  model::Scoring Score(
+      const model::Topology& topo,
+      const std::map<std::string, model::IoStats, std::less<>>& path_io,
+      const std::map<std::string, model::PathNvmeStats, std::less<>>&
+          path_nvme);
 
  private:
   // A path's cumulative counters at the end of the previous window.
@@ -61,6 +66,6 @@ class ScoringCollector : public Collector {
   std::map<std::string, Counters, std::less<>> previous_;  // by path name
 };
 
-}  // namespace pathwise::collectors
+}  // namespace pathwise::scoring
 
-#endif  // PATHWISE_COLLECTORS_SCORING_COLLECTOR_H_
+#endif  // PATHWISE_SCORING_STAGE_H_

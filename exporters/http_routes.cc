@@ -1,0 +1,79 @@
+#include "exporters/http_routes.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "exporters/topology_json.h"
+
+namespace pathwise::exporters {
+namespace {
+
+constexpr char kJson[] = "application/json";
+constexpr char kPlain[] = "text/plain; charset=utf-8";
+
+HttpResponse NoCollectionYet() {
+  return {503, kJson, "{\"error\":\"no collection yet\"}\n"};
+}
+
+HttpResponse Json(const nlohmann::json& j) {
+  return {200, kJson, j.dump(2) + "\n"};
+}
+
+}  // namespace
+
+HttpResponse HealthzResponse(const model::Health& health) {
+  std::string body = health.ok() ? "ok" : health.reason;
+  body += "\n";
+  for (const model::CollectorResult& r : health.stages) {
+    absl::StrAppend(&body, "collector ", r.name, ": ",
+                    r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");
+  }
+  return {health.ok() ? 200 : 503, kPlain, std::move(body)};
+}
+
+std::string LandingPage(const BuildInfo& build) {
+  return absl::StrCat(
+      "<!DOCTYPE html>\n<html><head><title>pathwise</title></head><body>\n"
+      "<h1>pathwise</h1>\n<p>Every path of Linux NVMe native multipath, "
+      "visible. Version ",
+      build.version, " (", build.revision,
+      ").</p>\n<ul>\n"
+      "<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
+      "<li><a href=\"/healthz\">/healthz</a>: health</li>\n"
+      "<li><a href=\"/api/v1/topology\">/api/v1/topology</a>: topology "
+      "(JSON)</li>\n"
+      "<li><a href=\"/api/v1/snapshot\">/api/v1/snapshot</a>: the whole "
+      "snapshot with I/O statistics and latency histograms (JSON)</li>\n"
+      "</ul>\n</body></html>\n");
+}
+
+HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
+                           HealthSource health, const BuildInfo& build) {
+  auto collectable = std::make_shared<const SnapshotCollectable>(store, build);
+  HttpRoutes routes;
+  routes["/metrics"] = [collectable] {
+    return HttpResponse{200, kTextContentType,
+                        SerializeText(collectable->Collect())};
+  };
+  routes["/healthz"] = [health = std::move(health)] {
+    return HealthzResponse(health());
+  };
+  routes["/api/v1/topology"] = [&store] {
+    std::shared_ptr<const model::Snapshot> snap = store.Load();
+    if (snap == nullptr) return NoCollectionYet();
+    return Json(TopologyToJson(snap->topology,
+                               snap->scoring ? &*snap->scoring : nullptr));
+  };
+  routes["/api/v1/snapshot"] = [&store] {
+    std::shared_ptr<const model::Snapshot> snap = store.Load();
+    if (snap == nullptr) return NoCollectionYet();
+    return Json(SnapshotToJson(*snap));
+  };
+  routes["/"] = [page = LandingPage(build)] {
+    return HttpResponse{200, "text/html; charset=utf-8", page};
+  };
+  return routes;
+}
+
+}  // namespace pathwise::exporters

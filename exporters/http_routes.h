@@ -1,0 +1,40 @@
+// The agent's HTTP routes, built from what the agent exposes (the snapshot
+// store, its health, build info) for HttpServer to serve:
+//   /                 landing page (HTML) linking the others
+//   /metrics          Prometheus text exposition
+//   /healthz          200 "ok" or 503 with the reason, then one line per stage
+//   /api/v1/topology  the topology tree (TopologyToJson)
+//   /api/v1/snapshot  the whole snapshot (SnapshotToJson), histograms included
+// The JSON routes answer 503 with a JSON error body before the first
+// collection.
+#ifndef PATHWISE_EXPORTERS_HTTP_ROUTES_H_
+#define PATHWISE_EXPORTERS_HTTP_ROUTES_H_
+
+#include <functional>
+#include <string>
+
+#include "exporters/http_server.h"
+#include "exporters/prometheus_families.h"
+#include "model/health.h"
+#include "model/snapshot_store.h"
+
+namespace pathwise::exporters {
+
+// Returns the agent's current health; called on civetweb's worker threads,
+// so it must be thread-safe.
+using HealthSource = std::function<model::Health()>;
+
+// The routes above. `store` must outlive the routes.
+HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
+                           HealthSource health, const BuildInfo& build);
+
+// /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
+// reason, then "collector <name>: ok" or "collector <name>: failed: <error>"
+// per stage of the latest collection.
+HttpResponse HealthzResponse(const model::Health& health);
+
+std::string LandingPage(const BuildInfo& build);
+
+}  // namespace pathwise::exporters
+
+#endif  // PATHWISE_EXPORTERS_HTTP_ROUTES_H_

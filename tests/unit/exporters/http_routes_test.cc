@@ -1,0 +1,263 @@
+// The agent's routes over a real socket: every route before and after the
+// first collection, /api/v1/snapshot as the same document as
+// `pathwise snapshot --format=json` (histograms included), /healthz from
+// typed health, and clean errors for hostile requests.
+#include "exporters/http_routes.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "exporters/topology_json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/synthetic.h"
+#include "nlohmann/json.hpp"
+#include "tests/unit/http_client.h"
+
+namespace pathwise::exporters {
+namespace {
+
+using ::pathwise::testing::Body;
+using ::pathwise::testing::RawRequest;
+using ::pathwise::testing::Request;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using json = nlohmann::json;
+
+// A BPF-like snapshot: a read latency histogram and errors on one path,
+// NVMe statistics, sampler statistics, another block device and scoring.
+model::Snapshot RichSnapshot() {
+  model::Snapshot s = model::MakeSyntheticSnapshot({});
+  const std::string path = s.topology.paths[0].name;
+  model::OpStats& read = s.path_io[path].op(model::Op::kRead).emplace();
+  read.completed = 5;
+  read.bytes = 5 * 4096;
+  read.time_ns = 500000000;
+  read.errors = 2;
+  model::Histogram h;
+  h.upper_bounds =
+      std::make_shared<const std::vector<double>>(std::vector<double>{
+          0.001, 0.01, std::numeric_limits<double>::infinity()});
+  h.counts = {3, 1, 1};
+  h.sum_seconds = 0.5;
+  read.latency = h;
+  s.path_nvme[path] = {{{"generic", 0}, {"path", 4}}, 2, 3};
+  s.device_io["loop0"].op(model::Op::kWrite).emplace().completed = 7;
+  s.sampler =
+      model::SamplerStats{{{"no_start_time", 5}}, {{"pw_done_btf", 1500, 10}}};
+  model::Scoring sc;
+  sc.paths[path].health = "degraded";
+  sc.paths[path].weight = {1, 32, 32};
+  sc.paths[path].sample_age_seconds = 2;
+  sc.heads[s.topology.heads[0].name].paths_by_state = {1, 1, 0, 0};
+  sc.heads[s.topology.heads[0].name].latency_imbalance_ratio = 60;
+  sc.iopolicy_recommended["nvme-subsys0"] = {"queue-depth", "imbalance"};
+  s.scoring = sc;
+  s.io_source = "bpf";
+  s.generation = 7;
+  s.collected_at = absl::FromUnixSeconds(1700000000);
+  return s;
+}
+
+class HttpRoutesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server =
+        HttpServer::Start("127.0.0.1:0", MakeAgentRoutes(
+                                             store_,
+                                             [this] {
+                                               absl::MutexLock lock(&mu_);
+                                               return health_;
+                                             },
+                                             BuildInfo{"1.2.3", "abc"}));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    ASSERT_FALSE(server_->ListeningPorts().empty());
+    port_ = server_->ListeningPorts()[0];
+  }
+
+  void SetHealth(model::Health h) {
+    absl::MutexLock lock(&mu_);
+    health_ = std::move(h);
+  }
+
+  // The JSON body of a GET, asserting its status and content type.
+  json GetJson(const std::string& path, int status) {
+    const std::string r = Request(port_, "GET", path);
+    EXPECT_THAT(r, StartsWith(absl::StrCat("HTTP/1.1 ", status, " ")));
+    EXPECT_THAT(r, HasSubstr("Content-Type: application/json\r\n"));
+    return json::parse(Body(r), nullptr, /*allow_exceptions=*/false);
+  }
+
+  model::SnapshotStore store_;
+  absl::Mutex mu_;
+  model::Health health_;
+  std::unique_ptr<HttpServer> server_;
+  int port_ = 0;
+};
+
+TEST_F(HttpRoutesTest, BeforeTheFirstCollection) {
+  SetHealth({.reason = "not ready: no collection yet"});
+  for (const char* path : {"/api/v1/topology", "/api/v1/snapshot"}) {
+    json j = GetJson(path, 503);
+    ASSERT_FALSE(j.is_discarded()) << path;
+    EXPECT_EQ(j, json({{"error", "no collection yet"}})) << path;
+  }
+  const std::string metrics = Request(port_, "GET", "/metrics");
+  EXPECT_THAT(metrics, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(metrics, HasSubstr("pathwise_build_info{version=\"1.2.3\""));
+  const std::string health = Request(port_, "GET", "/healthz");
+  EXPECT_THAT(health, StartsWith("HTTP/1.1 503"));
+  EXPECT_EQ(Body(health), "not ready: no collection yet\n");
+}
+
+TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
+  const std::string r = Request(port_, "GET", "/");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(r, HasSubstr("Content-Type: text/html; charset=utf-8"));
+  EXPECT_EQ(Body(r), LandingPage({"1.2.3", "abc"}));
+  for (const char* route :
+       {"/metrics", "/healthz", "/api/v1/topology", "/api/v1/snapshot"}) {
+    EXPECT_THAT(Body(r), HasSubstr(absl::StrCat("href=\"", route, "\"")));
+  }
+  EXPECT_THAT(Body(r), HasSubstr("Version 1.2.3 (abc)"));
+}
+
+TEST_F(HttpRoutesTest, SnapshotIsTheCliDocumentWithHistograms) {
+  const model::Snapshot snap = RichSnapshot();
+  store_.Publish(std::make_shared<model::Snapshot>(snap));
+  const std::string r = Request(port_, "GET", "/api/v1/snapshot");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
+  // The same document `pathwise snapshot --format=json` prints.
+  EXPECT_EQ(Body(r), SnapshotToJson(snap).dump(2) + "\n");
+
+  json j = GetJson("/api/v1/snapshot", 200);
+  ASSERT_FALSE(j.is_discarded());
+  const std::string path = snap.topology.paths[0].name;
+  const json& read = j["io"]["paths"][path]["ops"]["read"];
+  EXPECT_EQ(read["completed"], 5);
+  EXPECT_EQ(read["errors"], 2);
+  const json& hist = read["latency_seconds"];
+  EXPECT_EQ(hist["upper_bounds_seconds"], json::array({0.001, 0.01}));
+  EXPECT_EQ(hist["counts"], json::array({3, 1, 1}));
+  EXPECT_EQ(hist["count"], 5);
+  EXPECT_DOUBLE_EQ(hist["sum_seconds"].get<double>(), 0.5);
+  // Sysfs-like ops have neither errors nor a histogram.
+  const json& other = j["io"]["paths"][snap.topology.paths[1].name]["ops"];
+  for (const auto& [op, stats] : other.items()) {
+    EXPECT_FALSE(stats.contains("latency_seconds")) << op;
+  }
+  EXPECT_EQ(j["io"]["devices"]["loop0"]["ops"]["write"]["completed"], 7);
+  EXPECT_EQ(j["nvme"][path],
+            json({{"errors_by_class", {{"generic", 0}, {"path", 4}}},
+                  {"retries", 2},
+                  {"failovers", 3}}));
+  EXPECT_EQ(j["sampler"]["dropped"]["no_start_time"], 5);
+  EXPECT_EQ(j["sampler"]["programs"][0]["name"], "pw_done_btf");
+  EXPECT_EQ(j["sampler"]["programs"][0]["run_count"], 10);
+  EXPECT_EQ(j["scoring"]["paths"][path]["health"], "degraded");
+  EXPECT_EQ(j["scoring"]["paths"][path]["sample_age_seconds"], 2);
+  const std::string head = snap.topology.heads[0].name;
+  EXPECT_EQ(j["scoring"]["heads"][head]["paths_by_state"]["degraded"], 1);
+  EXPECT_EQ(j["scoring"]["heads"][head]["latency_imbalance_ratio"], 60);
+  EXPECT_EQ(j["scoring"]["iopolicy_recommended"]["nvme-subsys0"]["iopolicy"],
+            "queue-depth");
+  EXPECT_EQ(j["generation"], 7);
+  EXPECT_EQ(j["collected_at"], "2023-11-14T22:13:20+00:00");
+  EXPECT_EQ(j["io_source"], "bpf");
+  EXPECT_TRUE(j["collectors"].is_array());
+  EXPECT_EQ(j["subsystems"].size(), snap.topology.subsystems.size());
+}
+
+TEST_F(HttpRoutesTest, SnapshotWithoutSamplerOrScoringHasNulls) {
+  model::Snapshot snap = model::MakeSyntheticSnapshot({});
+  snap.scoring.reset();
+  store_.Publish(std::make_shared<model::Snapshot>(snap));
+  json j = GetJson("/api/v1/snapshot", 200);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_TRUE(j["sampler"].is_null());
+  EXPECT_TRUE(j["scoring"].is_null());
+  EXPECT_EQ(j["nvme"], json::object());
+}
+
+TEST_F(HttpRoutesTest, TopologyAfterACollection) {
+  const model::Snapshot snap = RichSnapshot();
+  store_.Publish(std::make_shared<model::Snapshot>(snap));
+  const std::string r = Request(port_, "GET", "/api/v1/topology");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
+  EXPECT_EQ(Body(r),
+            TopologyToJson(snap.topology, &*snap.scoring).dump(2) + "\n");
+}
+
+TEST_F(HttpRoutesTest, HealthzRendersTypedHealth) {
+  model::Health h;
+  h.ready = true;
+  h.live = true;
+  h.stages = {{"nvme_topology", 0.1, true, ""},
+              {"bpf_io", 0.2, false, "map read: EPERM"}};
+  SetHealth(h);
+  std::string r = Request(port_, "GET", "/healthz");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200 OK"));
+  EXPECT_THAT(r, HasSubstr("Content-Type: text/plain; charset=utf-8"));
+  EXPECT_EQ(Body(r),
+            "ok\ncollector nvme_topology: ok\n"
+            "collector bpf_io: failed: map read: EPERM\n");
+
+  h.live = false;
+  h.reason = "unhealthy: last collection 20s ago";
+  SetHealth(h);
+  r = Request(port_, "GET", "/healthz");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 503"));
+  EXPECT_THAT(Body(r), StartsWith("unhealthy: last collection 20s ago\n"
+                                  "collector nvme_topology: ok\n"));
+}
+
+// civetweb answers what it cannot parse itself, with its own 400 page.
+MATCHER(IsClientError, "is an HTTP 4xx response") {
+  return ::testing::Matches(
+      ::testing::ContainsRegex("^HTTP/1\\.[01] 4[0-9][0-9] "))(arg);
+}
+
+TEST_F(HttpRoutesTest, HostileRequestsGetCleanErrors) {
+  for (const char* method : {"POST", "PUT", "DELETE", "PATCH", "OPTIONS"}) {
+    const std::string r = Request(port_, method, "/api/v1/snapshot");
+    EXPECT_THAT(r, StartsWith("HTTP/1.1 405")) << method;
+    EXPECT_EQ(Body(r), "method not allowed\n") << method;
+  }
+  EXPECT_THAT(Request(port_, "BREW", "/api/v1/snapshot"), IsClientError());
+  for (const std::string& path :
+       {std::string("/api/v1/snapshot/x"), std::string("/api/v1"),
+        std::string("/api/v1/snapshot%2F.."), std::string("/../etc/passwd"),
+        std::string("/api/v1/snapshot/")}) {
+    EXPECT_THAT(Request(port_, "GET", path), StartsWith("HTTP/1.1 404"))
+        << path;
+  }
+  // A query string does not change the route.
+  EXPECT_THAT(Request(port_, "GET", "/api/v1/snapshot?pretty=0"),
+              StartsWith("HTTP/1.1 503"));
+  EXPECT_THAT(Request(port_, "GET", "/" + std::string(100000, 'a')),
+              IsClientError());
+  EXPECT_THAT(RawRequest(port_, "garbage\r\n\r\n"), IsClientError());
+  // And the server keeps serving.
+  EXPECT_THAT(Request(port_, "GET", "/metrics"), StartsWith("HTTP/1.1 200"));
+}
+
+TEST(HealthzResponse, ReasonFirstThenOneLinePerStage) {
+  model::Health h{.ready = false,
+                  .live = true,
+                  .reason = "not ready: no collection has succeeded yet",
+                  .stages = {{"scoring", 0, true, ""}}};
+  HttpResponse r = HealthzResponse(h);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.body,
+            "not ready: no collection has succeeded yet\n"
+            "collector scoring: ok\n");
+}
+
+}  // namespace
+}  // namespace pathwise::exporters

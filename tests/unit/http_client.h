@@ -1,0 +1,58 @@
+// A minimal blocking HTTP/1.0 client over loopback for the in-process server
+// tests: sends one request and returns the whole response.
+#ifndef PATHWISE_TESTS_UNIT_HTTP_CLIENT_H_
+#define PATHWISE_TESTS_UNIT_HTTP_CLIENT_H_
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace pathwise::testing {
+
+// Sends `raw` as is to 127.0.0.1:`port`; returns everything read until the
+// server closes, or "connect failed".
+inline std::string RawRequest(int port, const std::string& raw) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "connect failed";
+  }
+  size_t sent = 0;
+  while (sent < raw.size()) {
+    const ssize_t n = write(fd, raw.data() + sent, raw.size() - sent);
+    if (n <= 0) break;  // the server may close early on a hostile request
+    sent += static_cast<size_t>(n);
+  }
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  close(fd);
+  return out;
+}
+
+inline std::string Request(int port, const std::string& method,
+                           const std::string& path) {
+  return RawRequest(
+      port, absl::StrCat(method, " ", path, " HTTP/1.0\r\nHost: x\r\n\r\n"));
+}
+
+// The body of a response (after the blank line), "" without one.
+inline std::string Body(const std::string& response) {
+  const size_t i = response.find("\r\n\r\n");
+  return i == std::string::npos ? "" : response.substr(i + 4);
+}
+
+}  // namespace pathwise::testing
+
+#endif  // PATHWISE_TESTS_UNIT_HTTP_CLIENT_H_
