@@ -9,11 +9,11 @@ extern "C" {
 #include <nvme/tree.h>
 }
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -67,31 +67,23 @@ struct RootDeleter {
   void operator()(nvme_root* r) const { nvme_free_tree(r); }
 };
 
-absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
-  RawTopology raw;
-  auto read_if_exists = [&](const std::string& rel) -> std::optional<RawAttr> {
-    if (!reader.Exists(rel)) return std::nullopt;
-    return reader.ReadAttr(rel);
-  };
-
-  absl::MutexLock lock(&libnvme_mu);
-  LibnvmeLog log;
-  std::unique_ptr<nvme_root, RootDeleter> root(
-      nvme_create_root(log.fp(), LOG_NOTICE));
-  if (!root) return absl::InternalError("nvme_create_root failed");
-
+// Lists class/nvme and has libnvme scan each controller into `root` (sysfs
+// only: no admin commands). Controllers it could not scan are reported in
+// `raw.scan_errors`; an error is returned only when nothing can be listed.
+absl::Status ScanControllers(nvme_root* root, const SysfsReader& reader,
+                             RawTopology& raw) {
   struct dirent** ents = nullptr;
   int n = nvme_scan_ctrls(&ents);
   if (n < 0) {
     const int err = errno;
     // No /sys/class/nvme: the nvme driver is not loaded, so there is no NVMe.
-    if (err == ENOENT) return raw;
+    if (err == ENOENT) return absl::OkStatus();
     return absl::UnavailableError(
         absl::StrCat("class/nvme: ", std::strerror(err)));
   }
   for (int i = 0; i < n; ++i) {
     errno = 0;
-    if (nvme_scan_ctrl(root.get(), ents[i]->d_name) == nullptr &&
+    if (nvme_scan_ctrl(root, ents[i]->d_name) == nullptr &&
         // A controller deleted between listing and scanning (hotplug,
         // disconnect) is simply gone, not an error.
         reader.Exists(absl::StrCat("class/nvme/", ents[i]->d_name))) {
@@ -103,7 +95,77 @@ absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
     free(ents[i]);
   }
   free(ents);
+  return absl::OkStatus();
+}
 
+RawSubsystem ReadSubsystem(nvme_subsystem_t s, const std::string& name,
+                           const SysfsReader& reader) {
+  const std::string dir = absl::StrCat("class/nvme-subsystem/", name);
+  return {.name = name,
+          .nqn = Str(nvme_subsystem_get_nqn(s)),
+          .iopolicy = reader.ReadAttr(dir + "/iopolicy"),
+          .model = reader.ReadAttr(dir + "/model"),
+          .serial = reader.ReadAttr(dir + "/serial")};
+}
+
+RawController ReadController(nvme_ctrl_t c, const std::string& subsystem,
+                             const SysfsReader& reader) {
+  RawController ctrl;
+  ctrl.name = Str(nvme_ctrl_get_name(c));
+  ctrl.subsystem = subsystem;
+  ctrl.transport = Opt(nvme_ctrl_get_transport(c));
+  ctrl.address = Opt(nvme_ctrl_get_address(c));
+  ctrl.traddr = Str(nvme_ctrl_get_traddr(c));
+  ctrl.trsvcid = Str(nvme_ctrl_get_trsvcid(c));
+  ctrl.host_traddr = Str(nvme_ctrl_get_host_traddr(c));
+  ctrl.host_iface = Str(nvme_ctrl_get_host_iface(c));
+  ctrl.state = Opt(nvme_ctrl_get_state(c));
+  ctrl.cntlid =
+      reader.ReadAttr(absl::StrCat("class/nvme/", ctrl.name, "/cntlid"));
+  ctrl.numa_node = Opt(nvme_ctrl_get_numa_node(c));
+  ctrl.queue_count = Opt(nvme_ctrl_get_queue_count(c));
+  return ctrl;
+}
+
+// Reads a path and, the first time one of its paths is met, its head.
+RawPath ReadPath(nvme_path_t p, const std::string& controller,
+                 const SysfsReader& reader,
+                 std::map<std::string, RawHead>& heads) {
+  RawPath path;
+  path.name = Str(nvme_path_get_name(p));
+  path.controller = controller;
+  path.ana_state = Opt(nvme_path_get_ana_state(p));
+  // Since 5.15 the kernel gives hidden disks no dev_t in sysfs
+  // (device_add_disk() leaves ddev->devt unset for GENHD_FL_HIDDEN), so a
+  // path usually has no `dev` attribute; its major:minor is then unknown to
+  // userspace, which is normal and not an error. Older kernels have it, and
+  // we read it.
+  const std::string dev = absl::StrCat("block/", path.name, "/dev");
+  if (reader.Exists(dev)) path.dev = reader.ReadAttr(dev);
+  // The head's attributes are read here, where /sys is; a path name that
+  // names no head is reported by the builder.
+  absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
+  if (head.ok() && !heads.contains(*head)) {
+    const std::string hdir = absl::StrCat("block/", *head);
+    heads.emplace(*head, RawHead{.nsid = reader.ReadAttr(hdir + "/nsid"),
+                                 .dev = reader.ReadAttr(hdir + "/dev")});
+  }
+  return path;
+}
+
+// The raw scan: everything the builder needs, read from libnvme and sysfs
+// under one hold of the libnvme lock.
+absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
+  absl::MutexLock lock(&libnvme_mu);
+  LibnvmeLog log;
+  std::unique_ptr<nvme_root, RootDeleter> root(
+      nvme_create_root(log.fp(), LOG_NOTICE));
+  if (!root) return absl::InternalError("nvme_create_root failed");
+
+  RawTopology raw;
+  if (absl::Status st = ScanControllers(root.get(), reader, raw); !st.ok()) {
+    return st;
+  }
   std::set<std::string> subsystems_seen;
   nvme_host_t h;
   nvme_subsystem_t s;
@@ -118,52 +180,12 @@ absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
       // file one kernel subsystem under several generated hosts; its
       // attributes are read once.
       if (subsystems_seen.insert(sub_name).second) {
-        const std::string dir = absl::StrCat("class/nvme-subsystem/", sub_name);
-        raw.subsystems.push_back(
-            {.name = sub_name,
-             .nqn = Str(nvme_subsystem_get_nqn(s)),
-             .iopolicy = reader.ReadAttr(dir + "/iopolicy"),
-             .model = reader.ReadAttr(dir + "/model"),
-             .serial = reader.ReadAttr(dir + "/serial")});
+        raw.subsystems.push_back(ReadSubsystem(s, sub_name, reader));
       }
-
       nvme_subsystem_for_each_ctrl(s, c) {
-        RawController ctrl;
-        ctrl.name = Str(nvme_ctrl_get_name(c));
-        ctrl.subsystem = sub_name;
-        ctrl.transport = Opt(nvme_ctrl_get_transport(c));
-        ctrl.address = Opt(nvme_ctrl_get_address(c));
-        ctrl.traddr = Str(nvme_ctrl_get_traddr(c));
-        ctrl.trsvcid = Str(nvme_ctrl_get_trsvcid(c));
-        ctrl.host_traddr = Str(nvme_ctrl_get_host_traddr(c));
-        ctrl.host_iface = Str(nvme_ctrl_get_host_iface(c));
-        ctrl.state = Opt(nvme_ctrl_get_state(c));
-        ctrl.cntlid =
-            reader.ReadAttr(absl::StrCat("class/nvme/", ctrl.name, "/cntlid"));
-        ctrl.numa_node = Opt(nvme_ctrl_get_numa_node(c));
-        ctrl.queue_count = Opt(nvme_ctrl_get_queue_count(c));
-
+        RawController ctrl = ReadController(c, sub_name, reader);
         nvme_ctrl_for_each_path(c, p) {
-          RawPath path;
-          path.name = Str(nvme_path_get_name(p));
-          path.controller = ctrl.name;
-          path.ana_state = Opt(nvme_path_get_ana_state(p));
-          // Since 5.15 the kernel gives hidden disks no dev_t in sysfs
-          // (device_add_disk() leaves ddev->devt unset for
-          // GENHD_FL_HIDDEN), so a path usually has no `dev` attribute;
-          // its major:minor is then unknown to userspace, which is normal
-          // and not an error. Older kernels have it, and we read it.
-          path.dev = read_if_exists(absl::StrCat("block/", path.name, "/dev"));
-          // The head's attributes are read here, where /sys is; a name
-          // that is not a path's is reported by the builder.
-          absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
-          if (head.ok() && !raw.heads.contains(*head)) {
-            const std::string hdir = absl::StrCat("block/", *head);
-            raw.heads.emplace(*head,
-                              RawHead{.nsid = reader.ReadAttr(hdir + "/nsid"),
-                                      .dev = reader.ReadAttr(hdir + "/dev")});
-          }
-          raw.paths.push_back(std::move(path));
+          raw.paths.push_back(ReadPath(p, ctrl.name, reader, raw.heads));
         }
         raw.controllers.push_back(std::move(ctrl));
       }
