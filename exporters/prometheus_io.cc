@@ -13,8 +13,9 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 
 // The I/O families of one device kind ("path", "head" or "device"). Every
-// kind has the same families with the same meaning, so a head's series are
-// the sum of its paths' and a query can move between the levels by name.
+// kind has the same families with the same meaning (the I/O collectors make
+// a head's counters the sum of its paths'), so a query moves between the
+// levels by changing only the kind in the name.
 struct IoFamilies {
   MetricFamily completed, bytes, time, inflight, latency, errors;
 
