@@ -1,5 +1,7 @@
 // NvmeTopologyCollector: scans subsystems, controllers and paths with libnvme
-// and fills model::Topology.
+// and fills model::Topology. A collection is a raw scan (the libnvme tree
+// walk and the sysfs reads below, into topology_builder.h's RawTopology)
+// followed by BuildTopology(), which parses and joins what was read.
 //
 // What comes from libnvme 1.3: controllers (transport, address, traddr,
 // trsvcid, host_traddr, host_iface, state, numa_node, queue_count), their
@@ -32,6 +34,7 @@
 #include "absl/strings/string_view.h"
 #include "collectors/collector.h"
 #include "collectors/sysfs_reader.h"
+#include "collectors/topology_builder.h"  // HeadNameOfPath, ParseDevId
 
 namespace pathwise::collectors {
 
@@ -46,12 +49,6 @@ class NvmeTopologyCollector : public TopologySource {
  private:
   SysfsReader reader_;
 };
-
-// "nvme0c1n1" -> "nvme0n1"; InvalidArgument if `path` is not nvme<S>c<C>n<N>.
-absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path);
-
-// "259:3" -> {259, 3}.
-absl::StatusOr<model::DevId> ParseDevId(absl::string_view text);
 
 }  // namespace pathwise::collectors
 

@@ -159,7 +159,8 @@ function pathDetail() {
       ts("Failovers, retries and errors per path", { h: 8, w: 24, x: 0, y: 33 }, [
         target(`sum by (instance, path) (rate(pathwise_path_failovers_total{${P}}[${RI}]))`, "failovers {{instance}} {{path}}"),
         target(`sum by (instance, path) (rate(pathwise_path_io_retries_total{${P}}[${RI}]))`, "retries {{instance}} {{path}}"),
-        target(`sum by (instance, path, status_class) (rate(pathwise_path_io_errors_total{${P}}[${RI}]))`, "errors {{instance}} {{path}} {{status_class}}"),
+        target(`sum by (instance, path, status_class) (rate(pathwise_path_nvme_errors_total{${P}}[${RI}]))`, "NVMe errors {{instance}} {{path}} {{status_class}}"),
+        target(`sum by (instance, path, op) (rate(pathwise_path_io_errors_total{${P}}[${RI}]))`, "block-layer errors {{instance}} {{path}} {{op}}"),
       ], "ops"),
       timeline("ANA state", { h: 6, w: 24, x: 0, y: 41 },
         stateCode("pathwise_path_ana_state", P, ANA, by), "{{instance}} {{path}}", ANA),
@@ -190,8 +191,9 @@ function head() {
         "percentunit", { defaults: { min: 0, max: 1, custom: { stacking: { mode: "normal" }, fillOpacity: 30 } } }),
       ts("Share of bytes per path", { h: 8, w: 12, x: 12, y: 9 }, [target(share("pathwise_path_io_bytes_total"), "{{instance}} {{path}}")],
         "percentunit", { defaults: { min: 0, max: 1, custom: { stacking: { mode: "normal" }, fillOpacity: 30 } } }),
-      ts("Head IOPS and throughput", { h: 8, w: 12, x: 0, y: 17 }, [
+      ts("Head IOPS and block-layer errors", { h: 8, w: 12, x: 0, y: 17 }, [
         target(`sum by (instance, head) (rate(pathwise_head_io_completed_total{${H}}[${RI}]))`, "IOPS {{instance}} {{head}}"),
+        target(`sum by (instance, head) (rate(pathwise_head_io_errors_total{${H}}[${RI}]))`, "block-layer errors {{instance}} {{head}}"),
       ], "iops"),
       ts("Path weights and imbalance", { h: 8, w: 12, x: 12, y: 17 }, [
         target(`pathwise_path_weight{${H},op_group="read"}`, "read weight {{instance}} {{path}}"),

@@ -99,11 +99,18 @@ std::vector<uint32_t> ComputeWeights(
   return weights;
 }
 
-void HeadScorer::Update(const std::vector<PathWindow>& window) {
-  ++windows_;
-  // Carry state over by path name; drop paths that vanished.
+namespace {
+
+using BestEwma = std::array<std::optional<uint64_t>, kOpGroups>;
+
+// EWMAs: carries each path's state over by name (paths that vanished are
+// dropped, new ones start empty), folds this window's mean into each op
+// group's EWMA, and ages the groups and paths without samples.
+std::vector<PathScore> UpdateEwmas(std::vector<PathScore>& paths,
+                                   const std::vector<PathWindow>& window,
+                                   const Config& config) {
   std::unordered_map<std::string, PathScore> old;
-  for (PathScore& p : paths_) old.emplace(p.path, std::move(p));
+  for (PathScore& p : paths) old.emplace(p.path, std::move(p));
   std::vector<PathScore> next;
   next.reserve(window.size());
   for (const PathWindow& w : window) {
@@ -120,7 +127,7 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
       const OpSample& s = w.ops[g];
       if (s.count > 0) {
         const uint64_t mean = s.latency_sum_ns / s.count;
-        UpdateEwma(p.ewma_state[g], mean, s.count, config_);
+        UpdateEwma(p.ewma_state[g], mean, s.count, config);
         p.ewma_ns[g] = p.ewma_state[g].value;
         p.age_windows[g] = 0;
         any_sample = true;
@@ -135,17 +142,20 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
     }
     next.push_back(std::move(p));
   }
-  paths_ = std::move(next);
+  return next;
+}
 
-  // Weights and relative scores per op group.
-  const size_t n = paths_.size();
+// Weights and relative scores per op group; returns the best (lowest)
+// usable EWMA of each group, which health compares against.
+BestEwma UpdateWeights(std::vector<PathScore>& paths) {
+  const size_t n = paths.size();
   std::vector<bool> usable(n);
-  for (size_t i = 0; i < n; ++i) usable[i] = paths_[i].usable;
-  std::array<std::optional<uint64_t>, kOpGroups> best;
+  for (size_t i = 0; i < n; ++i) usable[i] = paths[i].usable;
+  BestEwma best;
   for (int g = 0; g < kOpGroups; ++g) {
     std::vector<std::optional<uint64_t>> ewma(n);
     for (size_t i = 0; i < n; ++i) {
-      ewma[i] = paths_[i].ewma_ns[g];
+      ewma[i] = paths[i].ewma_ns[g];
       if (usable[i] && ewma[i].has_value() &&
           (!best[g].has_value() || *ewma[i] < *best[g])) {
         best[g] = *ewma[i];
@@ -153,7 +163,7 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
     }
     const std::vector<uint32_t> weights = ComputeWeights(ewma, usable);
     for (size_t i = 0; i < n; ++i) {
-      PathScore& p = paths_[i];
+      PathScore& p = paths[i];
       p.weight[g] = weights[i];
       if (best[g].has_value() && p.ewma_ns[g].has_value()) {
         p.score[g] = 100.0 * static_cast<double>(*best[g]) /
@@ -163,37 +173,49 @@ void HeadScorer::Update(const std::vector<PathWindow>& window) {
       }
     }
   }
+  return best;
+}
 
-  // Health.
-  for (size_t i = 0; i < n; ++i) {
-    PathScore& p = paths_[i];
-    const PathWindow& w = window[i];
-    bool over_ratio = false;
-    for (int g = 0; g < kOpGroups; ++g) {
-      if (p.usable && best[g].has_value() && p.ewma_ns[g].has_value() &&
-          static_cast<double>(*p.ewma_ns[g]) >=
-              config_.degraded_ratio * static_cast<double>(*best[g])) {
-        over_ratio = true;
-      }
+// Health of one path at the end of a window, with its hysteresis streaks
+// (see the header comment for the rules and their order).
+void UpdateHealth(PathScore& p, const PathWindow& w, const BestEwma& best,
+                  const Config& config, uint64_t windows) {
+  bool over_ratio = false;
+  for (int g = 0; g < kOpGroups; ++g) {
+    if (p.usable && best[g].has_value() && p.ewma_ns[g].has_value() &&
+        static_cast<double>(*p.ewma_ns[g]) >=
+            config.degraded_ratio * static_cast<double>(*best[g])) {
+      over_ratio = true;
     }
-    p.bad_streak = over_ratio ? p.bad_streak + 1 : 0;
-    const bool errors = w.failovers > 0 || w.errors > 0;
-    const bool clean = p.usable && !over_ratio && !errors;
-    p.clean_streak = clean ? p.clean_streak + 1 : 0;
+  }
+  p.bad_streak = over_ratio ? p.bad_streak + 1 : 0;
+  const bool errors = w.failovers > 0 || w.errors > 0;
+  const bool clean = p.usable && !over_ratio && !errors;
+  p.clean_streak = clean ? p.clean_streak + 1 : 0;
 
-    const bool was_bad =
-        p.health == Health::kDegraded || p.health == Health::kFailed;
-    if (!p.usable) {
-      p.health = Health::kFailed;
-    } else if (errors || p.bad_streak >= config_.degraded_windows ||
-               (was_bad && p.clean_streak < config_.recover_windows)) {
-      p.health = Health::kDegraded;
-    } else if (p.sample_age_windows.value_or(windows_) >=
-               static_cast<uint64_t>(config_.idle_windows)) {
-      p.health = Health::kIdle;
-    } else {
-      p.health = Health::kHealthy;
-    }
+  const bool was_bad =
+      p.health == Health::kDegraded || p.health == Health::kFailed;
+  if (!p.usable) {
+    p.health = Health::kFailed;
+  } else if (errors || p.bad_streak >= config.degraded_windows ||
+             (was_bad && p.clean_streak < config.recover_windows)) {
+    p.health = Health::kDegraded;
+  } else if (p.sample_age_windows.value_or(windows) >=
+             static_cast<uint64_t>(config.idle_windows)) {
+    p.health = Health::kIdle;
+  } else {
+    p.health = Health::kHealthy;
+  }
+}
+
+}  // namespace
+
+void HeadScorer::Update(const std::vector<PathWindow>& window) {
+  ++windows_;
+  paths_ = UpdateEwmas(paths_, window, config_);
+  const BestEwma best = UpdateWeights(paths_);
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    UpdateHealth(paths_[i], window[i], best, config_, windows_);
   }
 }
 

@@ -58,9 +58,10 @@ SamplerSnapshot Samples() {
   SamplerSnapshot s;
   // Path 0 slow (30 ms), path 1 fast (100 us); one passthru read on path 0.
   s.io.push_back(Io(0, "nvme0c0n1", bpf::Op::kRead,
-                    {30'000'000, 31'000'000, 32'000'000}, 4096));
+                    {30'000'000, 31'000'000, 32'000'000}, 4096, 1));
   s.io.push_back(Io(0, "nvme0c0n1", bpf::Op::kPassthru, {50'000}, 4096));
-  s.io.push_back(Io(1, "nvme0c1n1", bpf::Op::kRead, {100'000, 120'000}, 4096));
+  s.io.push_back(
+      Io(1, "nvme0c1n1", bpf::Op::kRead, {100'000, 120'000}, 4096, 2));
   s.io.push_back(Io(1, "nvme0c1n1", bpf::Op::kWrite, {200'000}, 8192));
   // The same path under an older dev_t (deleted and re-created): summed.
   s.io.push_back(Io(7, "nvme0c1n1", bpf::Op::kRead, {1'000}, 4096));
@@ -202,6 +203,22 @@ TEST(BpfJoinTest, ExpositionGolden) {
             std::string::npos);
   EXPECT_NE(text.find("pathwise_sampler_info{source=\"bpf\"} 1"),
             std::string::npos);
+  // Block-layer errors by op for paths and heads alike, the head's the sum
+  // of its paths'; NVMe status classes under their own name.
+  EXPECT_NE(
+      text.find("pathwise_path_io_errors_total{subsystem=\"nvme-subsys0\","
+                "head=\"nvme0n1\",path=\"nvme0c1n1\",controller=\"nvme1\","
+                "op=\"read\"} 2\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find("pathwise_head_io_errors_total{subsystem=\"nvme-subsys0\","
+                "head=\"nvme0n1\",op=\"read\"} 3\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find("pathwise_path_nvme_errors_total{subsystem=\"nvme-subsys0\","
+                "head=\"nvme0n1\",path=\"nvme0c0n1\",controller=\"nvme0\","
+                "status_class=\"path\"} 4\n"),
+      std::string::npos);
 }
 
 }  // namespace

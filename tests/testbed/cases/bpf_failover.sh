@@ -39,7 +39,7 @@ f1=$(prom_delta "$before" "$after" pathwise_path_failovers_total path="$p1")
 a=$(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p0" op=read)
 b=$(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p1" op=read)
 h=$(prom_delta "$before" "$after" pathwise_head_io_completed_total head="$head" op=read)
-e0=$(prom_delta "$before" "$after" pathwise_path_io_errors_total path="$p0" status_class=path)
+e0=$(prom_delta "$before" "$after" pathwise_path_nvme_errors_total path="$p0" status_class=path)
 echo "failovers: path0 $f0, path1 $f1; reads: path0 $a, path1 $b, head $h, fio $fio_reads; path0 NVMe path-class errors $e0"
 ((f0 > 0)) || fail "no failover counted on path 0"
 pass "path 0 failovers $f0 > 0"

@@ -1,0 +1,247 @@
+#include "collectors/topology_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "collectors/collector.h"
+#include "collectors/sysfs_reader.h"
+
+namespace pathwise::collectors {
+namespace {
+
+// Parses "nvme<digits><sep>..." helpers.
+bool ConsumeNumber(absl::string_view& s, absl::string_view* num) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0) return false;
+  *num = s.substr(0, i);
+  s.remove_prefix(i);
+  return true;
+}
+
+// The builder's running state: the error list and the attribute helpers
+// that feed it.
+class Builder {
+ public:
+  BuiltTopology Build(const RawTopology& raw);
+
+ private:
+  std::string Str(const RawAttr& v) {
+    if (!v.ok()) {
+      errors_.Add(v.status());
+      return "";
+    }
+    return *v;
+  }
+  std::optional<model::DevId> Dev(const RawAttr& v, const std::string& rel) {
+    if (!v.ok()) {
+      errors_.Add(v.status());
+      return std::nullopt;
+    }
+    absl::StatusOr<model::DevId> d = ParseDevId(*v);
+    if (!d.ok()) {
+      errors_.Add(absl::InvalidArgumentError(
+          absl::StrCat(rel, ": ", d.status().message())));
+      return std::nullopt;
+    }
+    return *d;
+  }
+  // A libnvme string attribute that must be present.
+  std::string Required(const std::optional<std::string>& v,
+                       const std::string& rel) {
+    if (!v) {
+      errors_.Add(absl::NotFoundError(
+          absl::StrCat(rel, ": missing or unreadable (libnvme)")));
+      return "";
+    }
+    return *v;
+  }
+
+  model::Subsystem BuildSubsystem(const RawSubsystem& raw);
+  model::Controller BuildController(const RawController& raw);
+  // Appends the path, and its head if new, to the topology, unless its name
+  // cannot be placed under a head.
+  void AddPath(const RawPath& raw, const model::Controller& ctrl,
+               const RawTopology& topo);
+
+  ErrorList errors_;
+  model::Topology topo_;
+  std::map<std::string, model::Subsystem> subsystems_;
+  std::map<std::string, model::Head> heads_;
+};
+
+model::Subsystem Builder::BuildSubsystem(const RawSubsystem& raw) {
+  model::Subsystem sub;
+  sub.name = raw.name;
+  sub.nqn = raw.nqn;
+  sub.iopolicy = Str(raw.iopolicy);
+  sub.model = Str(raw.model);
+  sub.serial = Str(raw.serial);
+  return sub;
+}
+
+model::Controller Builder::BuildController(const RawController& raw) {
+  model::Controller ctrl;
+  ctrl.name = raw.name;
+  const std::string cdir = absl::StrCat("class/nvme/", ctrl.name);
+  ctrl.subsystem = raw.subsystem;
+  ctrl.transport = Required(raw.transport, cdir + "/transport");
+  ctrl.address = Required(raw.address, cdir + "/address");
+  ctrl.traddr = raw.traddr;
+  ctrl.trsvcid = raw.trsvcid;
+  ctrl.host_traddr = raw.host_traddr;
+  ctrl.host_iface = raw.host_iface;
+  ctrl.state = Required(raw.state, cdir + "/state");
+  ctrl.cntlid = Str(raw.cntlid);
+  if (!ctrl.cntlid.empty() && !ParseInt(ctrl.cntlid).ok()) {
+    errors_.Add(absl::InvalidArgumentError(
+        absl::StrCat(cdir, "/cntlid: not an integer: \"", ctrl.cntlid, "\"")));
+    ctrl.cntlid.clear();
+  }
+  if (raw.numa_node) {
+    absl::StatusOr<int64_t> v = ParseInt(*raw.numa_node);
+    if (v.ok()) {
+      ctrl.numa_node = static_cast<int>(*v);
+    } else {
+      errors_.Add(absl::InvalidArgumentError(
+          absl::StrCat(cdir, "/numa_node: ", v.status().message())));
+    }
+  }
+  const std::string qc = Required(raw.queue_count, cdir + "/queue_count");
+  if (!qc.empty()) {
+    absl::StatusOr<int64_t> v = ParseInt(qc);
+    if (v.ok() && *v >= 0) {
+      // queue_count counts the admin queue too.
+      ctrl.io_queues = static_cast<uint32_t>(*v > 0 ? *v - 1 : 0);
+    } else {
+      errors_.Add(absl::InvalidArgumentError(
+          absl::StrCat(cdir, "/queue_count: not a count: \"", qc, "\"")));
+    }
+  }
+  return ctrl;
+}
+
+void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
+                      const RawTopology& topo) {
+  model::Path path;
+  path.name = raw.name;
+  path.subsystem = ctrl.subsystem;
+  path.controller = ctrl.name;
+  path.numa_node = ctrl.numa_node;
+  const std::string pdir =
+      absl::StrCat("class/nvme/", ctrl.name, "/", path.name);
+  // For a controller without ANA (no ana_state attribute) libnvme 1.3
+  // reports "optimized", which is how the kernel treats such a path
+  // (nvme_mpath_add_disk() sets NVME_ANA_OPTIMIZED).
+  path.ana_state = Required(raw.ana_state, pdir + "/ana_state");
+  if (!path.ana_state.empty() &&
+      std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
+                path.ana_state) == model::kAnaStates.end()) {
+    errors_.Add(absl::InvalidArgumentError(absl::StrCat(
+        pdir, "/ana_state: unknown ANA state \"", path.ana_state, "\"")));
+  }
+  if (raw.dev) {
+    path.dev = Dev(*raw.dev, absl::StrCat("block/", path.name, "/dev"));
+  }
+  absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
+  if (!head.ok()) {
+    errors_.Add(head.status());
+    return;  // cannot place it in the tree
+  }
+  path.head = *head;
+  if (!heads_.contains(path.head)) {
+    model::Head hd;
+    hd.name = path.head;
+    hd.subsystem = ctrl.subsystem;
+    const std::string hdir = absl::StrCat("block/", hd.name);
+    auto it = topo.heads.find(hd.name);
+    if (it == topo.heads.end()) {
+      errors_.Add(absl::NotFoundError(absl::StrCat(hdir, ": not scanned")));
+    } else {
+      const RawAttr& nsid_text = it->second.nsid;
+      absl::StatusOr<int64_t> nsid =
+          nsid_text.ok() ? ParseInt(*nsid_text) : nsid_text.status();
+      if (nsid_text.ok() && !nsid.ok()) {
+        nsid = absl::InvalidArgumentError(
+            absl::StrCat(hdir, "/nsid: ", nsid.status().message()));
+      }
+      if (nsid.ok() && *nsid > 0) {
+        hd.nsid = static_cast<uint32_t>(*nsid);
+      } else {
+        errors_.Add(nsid.ok() ? absl::InvalidArgumentError(absl::StrCat(
+                                    hdir, "/nsid: not a namespace id"))
+                              : nsid.status());
+      }
+      hd.dev = Dev(it->second.dev, hdir + "/dev");
+    }
+    heads_.emplace(hd.name, std::move(hd));
+  }
+  topo_.paths.push_back(std::move(path));
+}
+
+BuiltTopology Builder::Build(const RawTopology& raw) {
+  for (const absl::Status& s : raw.scan_errors) errors_.Add(s);
+  // Subsystems, controllers and paths are built in scan order, so the
+  // first error reported is the first one a reader of sysfs would meet.
+  size_t next_sub = 0;
+  // Builds the subsystems in scan order up to `name` (all if nullopt).
+  auto add_subsystems_up_to = [&](std::optional<absl::string_view> name) {
+    while (next_sub < raw.subsystems.size()) {
+      const RawSubsystem& s = raw.subsystems[next_sub++];
+      if (!subsystems_.contains(s.name)) {
+        subsystems_.emplace(s.name, BuildSubsystem(s));
+      }
+      if (name && s.name == *name) return;
+    }
+  };
+  std::multimap<std::string, const RawPath*> paths_by_ctrl;
+  for (const RawPath& p : raw.paths) paths_by_ctrl.emplace(p.controller, &p);
+  for (const RawController& rc : raw.controllers) {
+    if (!subsystems_.contains(rc.subsystem)) add_subsystems_up_to(rc.subsystem);
+    model::Controller ctrl = BuildController(rc);
+    auto [first, last] = paths_by_ctrl.equal_range(rc.name);
+    for (auto it = first; it != last; ++it) AddPath(*it->second, ctrl, raw);
+    topo_.controllers.push_back(std::move(ctrl));
+  }
+  add_subsystems_up_to(std::nullopt);  // those without controllers
+  for (auto& [name, sub] : subsystems_) {
+    topo_.subsystems.push_back(std::move(sub));
+  }
+  for (auto& [name, hd] : heads_) topo_.heads.push_back(std::move(hd));
+  topo_.Sort();
+  return {std::move(topo_), errors_.ToStatus()};
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path) {
+  absl::string_view s = path, subsys, ctrl, ns;
+  if (absl::ConsumePrefix(&s, "nvme") && ConsumeNumber(s, &subsys) &&
+      absl::ConsumePrefix(&s, "c") && ConsumeNumber(s, &ctrl) &&
+      absl::ConsumePrefix(&s, "n") && ConsumeNumber(s, &ns) && s.empty()) {
+    return absl::StrCat("nvme", subsys, "n", ns);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("path name \"", path, "\" is not nvme<S>c<C>n<N>"));
+}
+
+absl::StatusOr<model::DevId> ParseDevId(absl::string_view text) {
+  std::pair<absl::string_view, absl::string_view> mm =
+      absl::StrSplit(text, absl::MaxSplits(':', 1));
+  model::DevId d;
+  if (!absl::SimpleAtoi(mm.first, &d.major) ||
+      !absl::SimpleAtoi(mm.second, &d.minor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not major:minor: \"", text.substr(0, 32), "\""));
+  }
+  return d;
+}
+
+BuiltTopology BuildTopology(const RawTopology& raw) {
+  return Builder().Build(raw);
+}
+
+}  // namespace pathwise::collectors

@@ -1,0 +1,64 @@
+#include "exporters/prometheus_internal.h"
+
+#include <utility>
+
+namespace pathwise::exporters::internal {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+MetricFamily Family(std::string name, std::string help, MetricType type) {
+  MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = type;
+  return f;
+}
+
+void AddGauge(MetricFamily& f, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.gauge.value = value;
+  f.metric.push_back(std::move(m));
+}
+
+void AddCounter(MetricFamily& f, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.counter.value = value;
+  f.metric.push_back(std::move(m));
+}
+
+void AddHistogram(MetricFamily& f, Labels labels, const model::Histogram& h) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  const std::vector<uint64_t> cumulative = h.Cumulative();
+  m.histogram.sample_count = cumulative.empty() ? 0 : cumulative.back();
+  m.histogram.sample_sum = h.sum_seconds;
+  if (h.upper_bounds != nullptr) {
+    const std::vector<double>& bounds = *h.upper_bounds;
+    for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
+      m.histogram.bucket.push_back({cumulative[i], bounds[i]});
+    }
+  }
+  f.metric.push_back(std::move(m));
+}
+
+Labels With(Labels base, std::initializer_list<ClientMetric::Label> more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+void Push(std::vector<MetricFamily>& out, MetricFamily f) {
+  if (!f.metric.empty()) out.push_back(std::move(f));
+}
+
+Labels PathLabels(const model::Path& p) {
+  return {{"subsystem", p.subsystem},
+          {"head", p.head},
+          {"path", p.name},
+          {"controller", p.controller}};
+}
+
+}  // namespace pathwise::exporters::internal
