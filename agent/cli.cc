@@ -1,353 +1,242 @@
 #include "agent/cli.h"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
-#include <set>
+#include <memory>
+#include <sstream>
 
-#include "absl/flags/commandlineflag.h"
-#include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
+#include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-
-ABSL_FLAG(std::string, listen_address, ":9877",
-          "Address to serve HTTP on, [host]:port (e.g. :9877, "
-          "127.0.0.1:9877, [::1]:9877).");
-ABSL_FLAG(absl::Duration, interval, absl::Seconds(1),
-          "Collection period: the topology is rescanned and the statistics "
-          "re-read this often.");
-ABSL_FLAG(std::string, sysfs_root, "/sys",
-          "Where sysfs is mounted. Anything but /sys is bound over /sys in a "
-          "private mount namespace so libnvme sees it too (needs "
-          "CAP_SYS_ADMIN).");
-ABSL_FLAG(pathwise::agent::BpfMode, bpf, pathwise::agent::BpfMode::kAuto,
-          "eBPF sampler: auto (use it when the kernel allows, else sysfs "
-          "counters), required (fail without it), off (sysfs counters only).");
-ABSL_FLAG(bool, bpf_stats, false,
-          "Turn on the kernel's BPF program run-time statistics "
-          "(kernel.bpf_stats_enabled, via a BPF_ENABLE_STATS fd held while "
-          "pathwise runs) to export pathwise_bpf_program_run_seconds_total "
-          "and _runs_total. This costs: two clock reads per run of every BPF "
-          "program on the host, not only pathwise's.");
-ABSL_FLAG(std::string, devices, "nvme",
-          "Which block devices the eBPF sampler exports: nvme (NVMe paths "
-          "and heads) or all (also every other disk, e.g. loop or sd, as "
-          "pathwise_device_io_*{device}).");
-ABSL_FLAG(absl::Duration, duration, absl::Seconds(2),
-          "snapshot: how long to collect before printing.");
-ABSL_FLAG(std::string, format, "",
-          "Output format. snapshot: prometheus (default) or json; topology: "
-          "text (default) or json.");
-ABSL_FLAG(int, ewma_shift, 3,
-          "Path scoring: latency EWMA weight, 0-16; each window's mean counts "
-          "1/2^shift (3: 1/8 new, 7/8 old, as the kernel's latency "
-          "iopolicy).");
-ABSL_FLAG(double, degraded_ratio, 3,
-          "Path scoring: a path whose latency EWMA is at least this many "
-          "times the best usable sibling's (for --degraded_windows windows) "
-          "is degraded; > 1.");
-ABSL_FLAG(int, degraded_windows, 2,
-          "Path scoring: consecutive windows over --degraded_ratio before a "
-          "path is degraded; >= 1.");
-ABSL_FLAG(int, idle_windows, 10,
-          "Path scoring: windows without a completed I/O before a path is "
-          "idle; >= 1.");
-ABSL_FLAG(int, recover_windows, 5,
-          "Path scoring: consecutive clean windows before a degraded or "
-          "failed path is healthy again; >= 1.");
-ABSL_FLAG(double, reseed_ratio, 3,
-          "Path scoring: a window whose mean latency differs from the EWMA "
-          "by this factor or more (over >= 16 I/Os) is a step: up, the EWMA "
-          "takes it at once; down, once the next window confirms it; an "
-          "unconfirmed step falls back to the plain EWMA. 0 turns this off "
-          "(the kernel's plain EWMA), else > 1.");
-ABSL_FLAG(std::string, log_level, "info",
-          "Log level: debug, info, warn or error. Logs go to stderr.");
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "agent/cli_flags.h"
 
 namespace pathwise::agent {
-
-bool AbslParseFlag(absl::string_view text, BpfMode* mode, std::string* error) {
-  if (text == "auto") {
-    *mode = BpfMode::kAuto;
-  } else if (text == "required") {
-    *mode = BpfMode::kRequired;
-  } else if (text == "off") {
-    *mode = BpfMode::kOff;
-  } else {
-    *error = "want auto, required or off";
-    return false;
-  }
-  return true;
-}
-
-std::string AbslUnparseFlag(BpfMode mode) {
-  switch (mode) {
-    case BpfMode::kAuto:
-      return "auto";
-    case BpfMode::kRequired:
-      return "required";
-    case BpfMode::kOff:
-      return "off";
-  }
-  return "auto";
-}
-
 namespace {
 
-// Which flags each command accepts, in help order.
-const std::map<Command, std::vector<std::string>>& CommandFlags() {
-  static const auto* m = new std::map<Command, std::vector<std::string>>{
-      {Command::kServe,
-       {"listen_address", "interval", "sysfs_root", "bpf", "bpf_stats",
-        "devices", "ewma_shift", "degraded_ratio", "degraded_windows",
-        "idle_windows", "recover_windows", "reseed_ratio", "log_level"}},
-      {Command::kSnapshot,
-       {"duration", "format", "interval", "sysfs_root", "bpf", "bpf_stats",
-        "devices", "ewma_shift", "degraded_ratio", "degraded_windows",
-        "idle_windows", "recover_windows", "reseed_ratio", "log_level"}},
-      {Command::kTopology, {"format", "sysfs_root", "log_level"}},
-  };
-  return *m;
-}
+// CLI11 2.1 prints each description on one line however long; this wraps
+// them to kHelpWidth columns (CLI11 indents the lines after a '\n').
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  static constexpr size_t kHelpWidth = 80;
 
-const char* CommandName(Command c) {
-  switch (c) {
-    case Command::kServe:
-      return "serve";
-    case Command::kSnapshot:
-      return "snapshot";
-    case Command::kTopology:
-      return "topology";
-    case Command::kHelp:
-      return "help";
-    case Command::kVersion:
-      return "version";
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return Wrap(CLI::Formatter::make_option_desc(opt));
   }
-  return "?";
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             Wrap(sub->get_description()), column_width_);
+    return out.str();
+  }
+
+ private:
+  std::string Wrap(absl::string_view text) const {
+    const size_t width = kHelpWidth - column_width_;
+    std::string out;
+    size_t line = 0;
+    for (absl::string_view word :
+         absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+      if (line > 0 && line + 1 + word.size() > width) {
+        out += '\n';
+        line = 0;
+      } else if (line > 0) {
+        out += ' ';
+        ++line;
+      }
+      absl::StrAppend(&out, word);
+      line += word.size();
+    }
+    return out;
+  }
+};
+
+struct Commands {
+  CLI::App* serve;
+  CLI::App* snapshot;
+  CLI::App* topology;
+  CLI::App* lab;
+  CLI::App* help;
+  CLI::App* version;
+  CLI::Option* version_flag;
+};
+
+// The whole command line, writing into `*o`.
+Commands BuildApp(CLI::App& app, Options* o) {
+  app.name("pathwise");
+  app.description(
+      "pathwise: makes every path of Linux NVMe native multipath visible.");
+  auto formatter = std::make_shared<WrappingFormatter>();
+  formatter->column_width(36);
+  app.formatter(formatter);
+  // Leftovers are worded by LeftoverError, not CLI11's ExtrasError.
+  app.allow_extras();
+  // One command: a second command's name is a stray argument of the first.
+  app.require_subcommand(0, 1);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  Commands c;
+  c.version_flag =
+      app.add_flag("--version")->description("Print the version and exit.");
+
+  c.serve = app.add_subcommand(
+      "serve",
+      "(default) run the agent: collect every --interval and serve "
+      "/metrics, /healthz, /api/v1/topology, /");
+  AddServeFlags(*c.serve, o);
+
+  c.snapshot = app.add_subcommand(
+      "snapshot",
+      "collect for --duration, print one exposition (or JSON document) to "
+      "stdout, exit 0");
+  AddSnapshotFlags(*c.snapshot, o);
+
+  c.topology = app.add_subcommand(
+      "topology",
+      "print subsystem -> head -> paths, like `nvme show-topology`");
+  AddTopologyFlags(*c.topology, o);
+
+  c.lab = app.add_subcommand("lab");
+  lab::AddLabFlags(*c.lab, &o->lab);
+
+  c.help = app.add_subcommand("help", "print this help and exit");
+  c.version = app.add_subcommand("version", "print the version and exit");
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.help, c.version}) {
+    sub->allow_extras();
+  }
+  // Set last: subcommands inherit the footer of their parent.
+  app.footer(
+      "Flags follow their command; without one the command is serve\n"
+      "(`pathwise --interval=1s` is `pathwise serve --interval=1s`).\n"
+      "Exit status: 0 success, 1 runtime failure (e.g. the listen port is in\n"
+      "use), 2 bad usage.");
+  return c;
 }
 
-bool IsBoolFlag(const absl::CommandLineFlag& f) { return f.IsOfType<bool>(); }
+// Whether some command of `app` has the flag --NAME.
+bool IsFlagOfAnyCommand(CLI::App& app, absl::string_view name) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->check_lname(std::string(name))) return true;
+    }
+  }
+  return false;
+}
+
+// The first of `leftovers` (what `command` did not take) as a usage error.
+absl::Status LeftoverError(CLI::App& app, absl::string_view command,
+                           const std::vector<std::string>& leftovers) {
+  if (leftovers.empty()) return absl::OkStatus();
+  const std::string& arg = leftovers.front();
+  if (!absl::StartsWith(arg, "-") || arg == "-") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unexpected argument \"", arg, "\" (see pathwise --help)"));
+  }
+  absl::string_view name = arg;
+  name = name.substr(0, name.find('='));
+  if (absl::StartsWith(name, "--") && IsFlagOfAnyCommand(app, name.substr(2))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "flag ", name, " does not apply to 'pathwise ", command, "'"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown flag ", name, " (see pathwise --help)"));
+}
+
+// A CLI11 error of an agent command as pathwise words it.
+absl::Status UsageError(const CLI::ParseError& e) {
+  absl::string_view what = e.what();
+  // CLI11 prefixes option errors with the option's name ("--interval: ").
+  const size_t colon = what.find(": ");
+  const bool named = absl::StartsWith(what, "-") && colon != what.npos;
+  if (named && dynamic_cast<const CLI::ValidationError*>(&e) != nullptr) {
+    return absl::InvalidArgumentError(what.substr(colon + 2));
+  }
+  if (named && dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    // The one mismatch a single-valued option has: no value at all.
+    return absl::InvalidArgumentError(
+        absl::StrCat("flag ", what.substr(0, colon), " needs a value"));
+  }
+  return absl::InvalidArgumentError(what);
+}
+
+// The help of the whole binary: the commands, then each one's flags.
+std::string FullHelp(CLI::App& app, const Commands& c) {
+  // Not app.help(): that is the help of the command parsed, if any.
+  std::string out = app.get_formatter()->make_help(&app, "pathwise",
+                                                   CLI::AppFormatMode::Normal);
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology}) {
+    absl::StrAppend(&out, "\n", sub->help("pathwise"));
+  }
+  return out;
+}
 
 }  // namespace
 
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
-  std::set<std::string> known;
-  for (const auto& [cmd, names] : CommandFlags()) {
-    known.insert(names.begin(), names.end());
-  }
-  std::optional<Command> command;
-  std::vector<std::string> given;  // flag names, for applicability checks
-  bool help = false, version = false;
-
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.size() > 1 && arg[0] == '-') {
-      absl::string_view body = arg;
-      body.remove_prefix(body.size() > 2 && body[1] == '-' ? 2 : 1);
-      std::string name(body.substr(0, body.find('=')));
-      const bool has_value = body.find('=') != absl::string_view::npos;
-      if (name == "help" || name == "h" || name == "helpfull") {
-        help = true;
-        continue;
-      }
-      if (name == "version") {
-        version = true;
-        continue;
-      }
-      if (!known.contains(name)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unknown flag --", name, " (see pathwise --help)"));
-      }
-      absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-      if (flag == nullptr) {
-        return absl::InternalError(
-            absl::StrCat("flag --", name, " is not registered"));
-      }
-      std::string value;
-      if (has_value) {
-        value = std::string(body.substr(body.find('=') + 1));
-      } else if (IsBoolFlag(*flag)) {
-        value = "true";
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat("flag --", name, " needs a value"));
-      }
-      std::string error;
-      if (!flag->ParseFrom(value, &error)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "invalid value \"", value, "\" for --", name, ": ", error));
-      }
-      given.push_back(name);
-      continue;
-    }
-    if (command.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument \"", arg, "\" (see pathwise --help)"));
-    }
-    if (arg == "serve") {
-      command = Command::kServe;
-    } else if (arg == "snapshot") {
-      command = Command::kSnapshot;
-    } else if (arg == "topology") {
-      command = Command::kTopology;
-    } else if (arg == "help") {
-      help = true;
-      command = Command::kHelp;
-    } else if (arg == "version") {
-      version = true;
-      command = Command::kVersion;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown command \"", arg,
-          "\": want serve, snapshot or topology (see pathwise --help)"));
-    }
-  }
-
   Options o;
-  if (help) {
+  CLI::App app;
+  const Commands c = BuildApp(app, &o);
+
+  // serve is the default command: flags without a command are serve's.
+  std::vector<std::string> argv = args;
+  if (argv.empty() || (absl::StartsWith(argv[0], "-") && argv[0] != "-h" &&
+                       argv[0] != "--help" && argv[0] != "--version")) {
+    argv.insert(argv.begin(), "serve");
+  }
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes them last first
+  try {
+    app.parse(argv);
+  } catch (const CLI::CallForHelp&) {
     o.command = Command::kHelp;
+    o.help = app.get_subcommands().empty() ? FullHelp(app, c) : app.help();
+    return o;
+  } catch (const CLI::ParseError& e) {
+    if (c.lab->parsed()) return lab::LabUsageError(e);
+    return UsageError(e);
+  }
+
+  if (c.help->parsed()) {
+    o.command = Command::kHelp;
+    o.help = FullHelp(app, c);
     return o;
   }
-  if (version) {
+  if (c.version->parsed() || c.version_flag->count() > 0) {
     o.command = Command::kVersion;
     return o;
   }
-  o.command = command.value_or(Command::kServe);
-  const std::vector<std::string>& allowed = CommandFlags().at(o.command);
-  for (const std::string& name : given) {
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("flag --", name, " does not apply to 'pathwise ",
-                       CommandName(o.command), "'"));
-    }
+  if (c.lab->parsed()) {
+    o.command = Command::kLab;
+    if (absl::Status s = lab::CheckLabArgs(*c.lab, o.lab); !s.ok()) return s;
+    return o;
   }
-
-  o.listen_address = absl::GetFlag(FLAGS_listen_address);
-  o.interval = absl::GetFlag(FLAGS_interval);
-  o.sysfs_root = absl::GetFlag(FLAGS_sysfs_root);
-  o.bpf = absl::GetFlag(FLAGS_bpf);
-  o.bpf_stats = absl::GetFlag(FLAGS_bpf_stats);
-  o.devices = absl::GetFlag(FLAGS_devices);
-  o.duration = absl::GetFlag(FLAGS_duration);
-  o.format = absl::GetFlag(FLAGS_format);
-  o.log_level = absl::GetFlag(FLAGS_log_level);
-  o.scoring.ewma_shift = absl::GetFlag(FLAGS_ewma_shift);
-  o.scoring.degraded_ratio = absl::GetFlag(FLAGS_degraded_ratio);
-  o.scoring.degraded_windows = absl::GetFlag(FLAGS_degraded_windows);
-  o.scoring.idle_windows = absl::GetFlag(FLAGS_idle_windows);
-  o.scoring.recover_windows = absl::GetFlag(FLAGS_recover_windows);
-  o.scoring.reseed_ratio = absl::GetFlag(FLAGS_reseed_ratio);
-
-  if (o.scoring.ewma_shift < 0 || o.scoring.ewma_shift > 16) {
+  if (app.get_subcommands().empty()) {
+    // The first argument was neither a flag nor a command.
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", o.scoring.ewma_shift,
-                     "\" for --ewma_shift: want 0 to 16"));
+        absl::StrCat("unknown command \"", args.front(),
+                     "\": want serve, snapshot, topology or lab (see "
+                     "pathwise --help)"));
   }
-  // `!(x > 1)` also rejects NaN.
-  if (!(o.scoring.degraded_ratio > 1) || std::isinf(o.scoring.degraded_ratio)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", o.scoring.degraded_ratio,
-                     "\" for --degraded_ratio: must be a number above 1"));
+  CLI::App* sub = app.get_subcommands().front();
+  if (absl::Status s = LeftoverError(app, sub->get_name(), sub->remaining());
+      !s.ok()) {
+    return s;
   }
-  if (o.scoring.reseed_ratio != 0 &&
-      (!(o.scoring.reseed_ratio > 1) || std::isinf(o.scoring.reseed_ratio))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", o.scoring.reseed_ratio,
-                     "\" for --reseed_ratio: want 0 (off) or above 1"));
-  }
-  for (const auto& [name, value] :
-       {std::pair<const char*, int>{"degraded_windows",
-                                    o.scoring.degraded_windows},
-        {"idle_windows", o.scoring.idle_windows},
-        {"recover_windows", o.scoring.recover_windows}}) {
-    if (value < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid value \"", value, "\" for --", name, ": must be >= 1"));
-    }
-  }
-
-  if (o.interval <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", absl::FormatDuration(o.interval),
-                     "\" for --interval: must be positive"));
-  }
-  if (o.duration < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", absl::FormatDuration(o.duration),
-                     "\" for --duration: must not be negative"));
-  }
-  if (o.devices != "nvme" && o.devices != "all") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid value \"", o.devices, "\" for --devices: want nvme or all"));
-  }
-  if (o.sysfs_root.empty()) {
-    return absl::InvalidArgumentError("--sysfs_root must not be empty");
-  }
-  static const std::set<std::string> kLevels = {"debug", "info", "warn",
-                                                "error"};
-  if (!kLevels.contains(o.log_level)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", o.log_level,
-                     "\" for --log_level: want debug, info, warn or error"));
-  }
-  if (o.command == Command::kSnapshot) {
+  if (sub == c.snapshot) {
+    o.command = Command::kSnapshot;
     if (o.format.empty()) o.format = "prometheus";
-    if (o.format != "prometheus" && o.format != "json") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid value \"", o.format,
-                       "\" for --format: snapshot wants prometheus or json"));
-    }
-  } else if (o.command == Command::kTopology) {
+  } else if (sub == c.topology) {
+    o.command = Command::kTopology;
     if (o.format.empty()) o.format = "text";
-    if (o.format != "text" && o.format != "json") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid value \"", o.format,
-                       "\" for --format: topology wants text or json"));
-    }
+  } else {
+    o.command = Command::kServe;
   }
   return o;
 }
 
 std::string HelpText() {
-  std::string out =
-      "pathwise: makes every path of Linux NVMe native multipath visible.\n"
-      "\n"
-      "Usage:\n"
-      "  pathwise [serve] [flags]   run the agent: collect every --interval "
-      "and\n"
-      "                             serve /metrics, /healthz, "
-      "/api/v1/topology, /\n"
-      "  pathwise snapshot [flags]  collect for --duration, print one "
-      "exposition\n"
-      "                             (or JSON document) to stdout, exit 0\n"
-      "  pathwise topology [flags]  print subsystem -> head -> paths, like\n"
-      "                             `nvme show-topology`\n"
-      "  pathwise lab [flags]       simulate the path selection policies "
-      "on a\n"
-      "                             scenario file (`pathwise lab --help`)\n"
-      "  pathwise --help | --version\n";
-  for (Command c : {Command::kServe, Command::kSnapshot, Command::kTopology}) {
-    absl::StrAppend(&out, "\nFlags of '", CommandName(c), "':\n");
-    for (const std::string& name : CommandFlags().at(c)) {
-      absl::CommandLineFlag* f = absl::FindCommandLineFlag(name);
-      if (f == nullptr) continue;
-      std::string def = f->DefaultValue();
-      if (name == "format") {
-        def = c == Command::kSnapshot ? "prometheus" : "text";
-      }
-      absl::StrAppend(&out, "  --", name, " (default \"", def, "\")\n      ",
-                      f->Help(), "\n");
-    }
-  }
-  absl::StrAppend(&out,
-                  "\nExit status: 0 success, 1 runtime failure (e.g. the "
-                  "listen port is in use), 2 bad usage.\n");
-  return out;
+  Options o;
+  CLI::App app;
+  return FullHelp(app, BuildApp(app, &o));
 }
 
 }  // namespace pathwise::agent

@@ -1,9 +1,10 @@
-// Command line of the `pathwise` binary: subcommands and absl flags.
+// Command line of the `pathwise` binary: one CLI11 App with the subcommands
+// serve (the default), snapshot, topology and lab, built afresh by each
+// ParseArgs call so that parsing keeps no state between calls.
 //
-// absl 20220623's ParseCommandLine() exits 1 and may print several lines on a
-// bad flag; the contract is exit 2 with one line. So the arguments are
-// matched here and every value is parsed by the absl flag itself
-// (CommandLineFlag::ParseFrom), keeping absl's types and messages.
+// The contract for bad input is exit 2 with one line, `pathwise: <message>`;
+// ParseArgs returns that message as its error, and the messages say which
+// flag and value are wrong in pathwise's own words, not CLI11's.
 #ifndef PATHWISE_AGENT_CLI_H_
 #define PATHWISE_AGENT_CLI_H_
 
@@ -11,40 +12,47 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "lab/lab_cli.h"
 #include "scoring/scoring.h"
 
 namespace pathwise::agent {
 
-enum class Command { kServe, kSnapshot, kTopology, kHelp, kVersion };
+enum class Command { kServe, kSnapshot, kTopology, kLab, kHelp, kVersion };
 
 enum class BpfMode { kAuto, kRequired, kOff };
 
+// The defaults here are the flags' defaults.
 struct Options {
   Command command = Command::kServe;
-  std::string listen_address;
-  absl::Duration interval;
-  std::string sysfs_root;
+  std::string listen_address = ":9877";
+  absl::Duration interval = absl::Seconds(1);
+  std::string sysfs_root = "/sys";
   BpfMode bpf = BpfMode::kAuto;
   bool bpf_stats = false;        // hold BPF_ENABLE_STATS while running
   std::string devices = "nvme";  // nvme | all (BPF sampler only)
-  absl::Duration duration;
-  std::string format;  // resolved per command: prometheus|json|text
-  std::string log_level;
+  absl::Duration duration = absl::Seconds(2);
+  // Resolved per command: snapshot prometheus|json, topology text|json.
+  std::string format;
+  std::string log_level = "info";
   // Path scoring (--ewma_shift, --degraded_ratio, --degraded_windows,
   // --idle_windows, --recover_windows, --reseed_ratio).
   scoring::Config scoring;
+  // Command::kLab: lab's own flags (lab/lab_cli.h).
+  lab::LabOptions lab;
+  // Command::kHelp: what to print, the help of the command it was asked of
+  // (`pathwise snapshot --help`) or of the whole binary.
+  std::string help;
 };
 
-// Parses argv (argv[0] excluded). The error message is a single line.
+// Parses argv (argv[0] excluded). Flags follow their command; without a
+// command (or with flags only) the command is serve. The error message is a
+// single line.
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
 
+// `pathwise --help`: every command with its flags, descriptions and
+// defaults.
 std::string HelpText();
-
-// absl flag (un)parsing for BpfMode.
-bool AbslParseFlag(absl::string_view text, BpfMode* mode, std::string* error);
-std::string AbslUnparseFlag(BpfMode mode);
 
 }  // namespace pathwise::agent
 

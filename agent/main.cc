@@ -234,25 +234,26 @@ int Topology(Options o) {
 }
 
 int Main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  // `pathwise lab` parses its own flags (lab/lab_cli.h): it is a simulator
-  // and shares none of the agent's.
-  if (!args.empty() && args[0] == "lab") {
-    return lab::RunLab({args.begin() + 1, args.end()}, std::cout, std::cerr);
-  }
-  absl::StatusOr<Options> opts = ParseArgs(args);
+  absl::StatusOr<Options> opts =
+      ParseArgs(std::vector<std::string>(argv + 1, argv + argc));
   if (!opts.ok()) {
     Fatal(std::string(opts.status().message()));
     return kExitUsage;
   }
   const Options& o = *opts;
-  if (o.command == Command::kHelp) {
-    std::cout << HelpText();
-    return 0;
-  }
-  if (o.command == Command::kVersion) {
-    std::cout << "pathwise " << kVersion << " (revision " << kRevision << ")\n";
-    return 0;
+  switch (o.command) {
+    case Command::kHelp:
+      std::cout << o.help;
+      return 0;
+    case Command::kVersion:
+      std::cout << "pathwise " << kVersion << " (revision " << kRevision
+                << ")\n";
+      return 0;
+    case Command::kLab:
+      // A simulator: shares none of the agent's flags, logging or sysfs.
+      return lab::RunLab(o.lab, std::cout, std::cerr);
+    default:
+      break;
   }
   SetUpLogging(o.log_level);
   // Must happen before any thread starts.

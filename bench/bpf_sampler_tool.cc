@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "CLI/CLI.hpp"
 #include "bpf_nop.skel.h"
 #include "collectors/bpf_sampler.h"
 
@@ -40,38 +41,40 @@ struct Args {
   SamplerOptions options;
 };
 
-bool ParseArgs(int argc, char** argv, Args* a) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    auto value = [&](std::string_view name, std::string* out) {
-      if (!arg.starts_with(name) || arg.size() <= name.size() ||
-          arg[name.size()] != '=') {
-        return false;
-      }
-      *out = std::string(arg.substr(name.size() + 1));
-      return true;
-    };
-    std::string v;
-    if (value("--duration", &v)) {
-      a->duration = std::atof(v.c_str());
-    } else if (value("--interval", &v)) {
-      a->interval = std::atof(v.c_str());
-    } else if (value("--ready_file", &v)) {
-      a->ready_file = v;
-    } else if (arg == "--bpf_stats") {
-      a->options.enable_bpf_stats = true;
-    } else if (arg == "--force_own_start") {
-      a->options.force_own_start = true;
-    } else if (arg == "--nop_calibration") {
-      a->nop_calibration = true;
-    } else if (arg == "--no_nvme") {
-      a->options.nvme = false;
-    } else {
-      std::cerr << "unknown argument: " << arg << "\n";
-      return false;
-    }
+// False (after one line on stderr, or the help on stdout) when the tool
+// should not run; `*exit_code` is then 0 for --help, else 2.
+bool ParseArgs(int argc, char** argv, Args* a, int* exit_code) {
+  CLI::App app("Attaches the BPF sampler and prints what it saw.",
+               "pathwise_bpf_tool");
+  app.add_option("--duration", a->duration,
+                 "seconds to run; 0: until SIGINT/SIGTERM")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
+  app.add_option("--interval", a->interval, "seconds between reads")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 3600.0));
+  app.add_option("--ready_file", a->ready_file,
+                 "written once the programs are attached");
+  app.add_flag("--bpf_stats", a->options.enable_bpf_stats,
+               "hold BPF_ENABLE_STATS while running");
+  app.add_flag("--force_own_start", a->options.force_own_start,
+               "always stamp the issue time in a map (slower)");
+  app.add_flag("--nop_calibration", a->nop_calibration,
+               "attach empty programs instead and print their bpf_stats");
+  bool no_nvme = false;
+  app.add_flag("--no_nvme", no_nvme, "leave out the NVMe status programs");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    *exit_code = 0;
+    return false;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "pathwise_bpf_tool: " << e.what() << "\n";
+    *exit_code = 2;
+    return false;
   }
-  if (a->interval <= 0) a->interval = 1;
+  if (no_nvme) a->options.nvme = false;
   return true;
 }
 
@@ -199,7 +202,7 @@ int NopCalibration(const Args& args, sigset_t* set) {
 
 int main(int argc, char** argv) {
   Args args;
-  if (!ParseArgs(argc, argv, &args)) return 2;
+  if (int rc; !ParseArgs(argc, argv, &args, &rc)) return rc;
 
   sigset_t set;
   sigemptyset(&set);

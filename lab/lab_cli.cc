@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
+#include <utility>
 
+#include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -12,109 +16,188 @@
 
 namespace pathwise::lab {
 
-std::string LabHelpText() {
-  return "usage: pathwise lab --scenario FILE [--policies LIST] [--seed N]\n"
-         "                    [--format table|csv|json] [--jobs N]\n"
-         "\n"
-         "Replays a scenario (paths, scripted faults, a closed-loop "
-         "workload) in a\n"
-         "deterministic simulator under each path selection policy and "
-         "prints\n"
-         "MiB/s, IOPS and p50/p99/p999 latency per policy and op.\n"
-         "\n"
-         "  --scenario FILE   scenario file (format: lab/README.md; examples "
-         "in\n"
-         "                    lab/scenarios/)\n"
-         "  --policies LIST   comma-separated, default all: numa, "
-         "round-robin,\n"
-         "                    queue-depth, latency, pathwise, hst\n"
-         "  --seed N          PRNG seed (default: the scenario's, else 1)\n"
-         "  --format F        table (default), csv or json\n"
-         "  --jobs N          policies simulated in parallel (default: one "
-         "per\n"
-         "                    core); the output does not depend on it\n";
+namespace {
+
+constexpr char kPolicyList[] =
+    "numa, round-robin, queue-depth, latency, pathwise, hst or all";
+
+// A CLI11 check whose failure reads "lab: <problem>"; `problem` returns ""
+// for good text. CLI11 prefixes the option's name, which LabUsageError
+// strips again.
+CLI::Validator LabCheck(
+    std::function<std::string(const std::string&)> problem) {
+  return CLI::Validator(
+      [problem = std::move(problem)](std::string& text) {
+        std::string p = problem(text);
+        return p.empty() ? p : absl::StrCat("lab: ", p);
+      },
+      "");
+}
+
+// "want X, got 'text'" for flag `name`.
+std::string Want(absl::string_view name, absl::string_view want,
+                 absl::string_view text) {
+  return absl::StrCat("--", name, ": want ", want, ", got '", text, "'");
+}
+
+// Comma-separated policy names ("all" for every policy); the problem, if
+// any, as LabCheck wants it.
+std::string ParsePolicies(absl::string_view text, std::vector<Policy>* out) {
+  out->clear();
+  for (absl::string_view p : absl::StrSplit(text, ',')) {
+    if (p == "all") {
+      for (Policy q : AllPolicies()) out->push_back(q);
+      continue;
+    }
+    std::optional<Policy> policy = PolicyFromName(p);
+    if (!policy.has_value()) {
+      return absl::StrCat("--policies: unknown policy '", p, "' (want ",
+                          kPolicyList, ")");
+    }
+    out->push_back(*policy);
+  }
+  return "";
+}
+
+std::string ParseSeed(absl::string_view text, uint64_t* seed) {
+  return absl::SimpleAtoi(text, seed)
+             ? ""
+             : Want("seed", "a non-negative integer", text);
+}
+
+std::string ParseJobs(absl::string_view text, int* jobs) {
+  return absl::SimpleAtoi(text, jobs) && *jobs >= 0 && *jobs <= 1024
+             ? ""
+             : Want("jobs", "0..1024", text);
+}
+
+// CLI11 prefixes the messages of option errors with the option's name
+// ("--jobs: ..."); the flag's own text follows it.
+absl::string_view AfterOptionName(absl::string_view what) {
+  if (absl::StartsWith(what, "-")) {
+    if (size_t colon = what.find(": "); colon != absl::string_view::npos) {
+      return what.substr(colon + 2);
+    }
+  }
+  return what;
+}
+
+}  // namespace
+
+void AddLabFlags(CLI::App& app, LabOptions* o) {
+  app.description("simulate the path selection policies on a scenario file");
+  app.footer(
+      "Replays a scenario (paths, scripted faults, a closed-loop workload) "
+      "in a\ndeterministic simulator under each path selection policy and "
+      "prints\nMiB/s, IOPS and p50/p99/p999 latency per policy and op. "
+      "Scenario files:\nlab/README.md; examples in lab/scenarios/.");
+  // Unknown flags and stray arguments are left to CheckLabArgs, which words
+  // them like the rest of lab's errors.
+  app.allow_extras();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  app.add_option("--scenario", o->scenario,
+                 "scenario file (format: lab/README.md)")
+      ->type_name("FILE")
+      ->check(LabCheck([](const std::string& text) {
+        return text.empty() ? std::string("--scenario is empty")
+                            : std::string();
+      }));
+  app.add_option_function<std::string>(
+         "--policies",
+         [o](const std::string& text) { ParsePolicies(text, &o->policies); },
+         "comma-separated policies to simulate: numa, round-robin, "
+         "queue-depth, latency, pathwise, hst, or all")
+      ->type_name("LIST")
+      ->default_str("all")
+      ->check(LabCheck([](const std::string& text) {
+        std::vector<Policy> policies;
+        return ParsePolicies(text, &policies);
+      }));
+  app.add_option_function<std::string>(
+         "--seed",
+         [o](const std::string& text) {
+           uint64_t seed = 0;
+           ParseSeed(text, &seed);
+           o->seed = seed;
+         },
+         "PRNG seed (default: the scenario's, else 1)")
+      ->type_name("N")
+      ->check(LabCheck([](const std::string& text) {
+        uint64_t seed;
+        return ParseSeed(text, &seed);
+      }));
+  app.add_option("--format", o->format, "output format: table, csv or json")
+      ->type_name("F")
+      ->default_str(o->format)
+      ->check(LabCheck([](const std::string& text) {
+        return text == "table" || text == "csv" || text == "json"
+                   ? std::string()
+                   : Want("format", "table, csv or json", text);
+      }));
+  app.add_option_function<std::string>(
+         "--jobs", [o](const std::string& text) { ParseJobs(text, &o->jobs); },
+         "policies simulated in parallel, 0..1024 (0: one per core); the "
+         "output does not depend on it")
+      ->type_name("N")
+      ->default_str(std::to_string(o->jobs))
+      ->check(LabCheck([](const std::string& text) {
+        int jobs;
+        return ParseJobs(text, &jobs);
+      }));
+}
+
+absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
+  for (const std::string& arg : app.remaining()) {
+    if (absl::StartsWith(arg, "-")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lab: unknown flag ", arg.substr(0, arg.find('='))));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("lab: unexpected argument '", arg, "'"));
+  }
+  if (o.scenario.empty()) {
+    return absl::InvalidArgumentError("lab: --scenario FILE is required");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LabUsageError(const CLI::ParseError& e) {
+  absl::string_view what = e.what();
+  if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr) {
+    return absl::InvalidArgumentError(AfterOptionName(what));
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    // The only mismatch a single-valued option has: no value at all.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lab: ", what.substr(0, what.find(':')), " needs a value"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("lab: ", what));
 }
 
 absl::StatusOr<LabOptions> ParseLabArgs(const std::vector<std::string>& args) {
   LabOptions o;
-  bool have_scenario = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--help" || a == "-h" || a == "help") {
-      o.help = true;
-      return o;
-    }
-    if (a.rfind("--", 0) != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("lab: unexpected argument '", a, "'"));
-    }
-    std::string name = a.substr(2), value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else {
-      if (name != "scenario" && name != "policies" && name != "seed" &&
-          name != "format" && name != "jobs") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("lab: unknown flag --", name));
-      }
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("lab: --", name, " needs a value"));
-      }
-      value = args[++i];
-    }
-    if (name == "scenario") {
-      if (value.empty()) {
-        return absl::InvalidArgumentError("lab: --scenario is empty");
-      }
-      o.scenario = value;
-      have_scenario = true;
-    } else if (name == "policies") {
-      o.policies.clear();
-      for (absl::string_view p : absl::StrSplit(value, ',')) {
-        if (p == "all") {
-          for (Policy q : AllPolicies()) o.policies.push_back(q);
-          continue;
-        }
-        std::optional<Policy> policy = PolicyFromName(absl::string_view(p));
-        if (!policy.has_value()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "lab: --policies: unknown policy '", p,
-              "' (want numa, round-robin, queue-depth, latency, pathwise, "
-              "hst or all)"));
-        }
-        o.policies.push_back(*policy);
-      }
-    } else if (name == "seed") {
-      uint64_t seed;
-      if (!absl::SimpleAtoi(value, &seed)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "lab: --seed: want a non-negative integer, got '", value, "'"));
-      }
-      o.seed = seed;
-    } else if (name == "format") {
-      if (value != "table" && value != "csv" && value != "json") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "lab: --format: want table, csv or json, got '", value, "'"));
-      }
-      o.format = value;
-    } else if (name == "jobs") {
-      int jobs;
-      if (!absl::SimpleAtoi(value, &jobs) || jobs < 0 || jobs > 1024) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("lab: --jobs: want 0..1024, got '", value, "'"));
-      }
-      o.jobs = jobs;
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("lab: unknown flag --", name));
-    }
+  CLI::App app;
+  AddLabFlags(app, &o);
+  // CLI11 takes the arguments last first.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    return o;
+  } catch (const CLI::ParseError& e) {
+    return LabUsageError(e);
   }
-  if (!have_scenario) {
-    return absl::InvalidArgumentError("lab: --scenario FILE is required");
-  }
+  if (absl::Status s = CheckLabArgs(app, o); !s.ok()) return s;
   return o;
+}
+
+std::string LabHelpText() {
+  LabOptions o;
+  CLI::App app("", "pathwise lab");
+  AddLabFlags(app, &o);
+  return app.help();
 }
 
 std::vector<PolicyResult> RunPolicies(const Scenario& sc,
@@ -136,28 +219,32 @@ std::vector<PolicyResult> RunPolicies(const Scenario& sc,
   return results;
 }
 
-int RunLab(const std::vector<std::string>& args, std::ostream& out,
-           std::ostream& err) {
+int RunLabCommandLine(const std::vector<std::string>& args, std::ostream& out,
+                      std::ostream& err) {
   absl::StatusOr<LabOptions> o = ParseLabArgs(args);
   if (!o.ok()) {
     err << "pathwise: " << o.status().message() << "\n";
     return 2;
   }
-  if (o->help) {
+  return RunLab(*o, out, err);
+}
+
+int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.help) {
     out << LabHelpText();
     return 0;
   }
-  absl::StatusOr<Scenario> sc = LoadScenario(o->scenario);
+  absl::StatusOr<Scenario> sc = LoadScenario(o.scenario);
   if (!sc.ok()) {
     err << "pathwise: lab: " << sc.status().message() << "\n";
     return 1;
   }
-  const uint64_t seed = o->seed.value_or(sc->seed);
+  const uint64_t seed = o.seed.value_or(sc->seed);
   const std::vector<PolicyResult> results =
-      RunPolicies(*sc, o->policies, seed, o->jobs);
-  if (o->format == "csv") {
+      RunPolicies(*sc, o.policies, seed, o.jobs);
+  if (o.format == "csv") {
     out << FormatCsv(*sc, seed, results);
-  } else if (o->format == "json") {
+  } else if (o.format == "json") {
     out << FormatJson(*sc, seed, results);
   } else {
     out << FormatTable(*sc, seed, results);

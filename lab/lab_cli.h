@@ -1,7 +1,11 @@
-// `pathwise lab`: parses its own flags and runs a scenario under each policy.
+// `pathwise lab`: its flags and the run of a scenario under each policy.
 //
 //   pathwise lab --scenario FILE [--policies LIST] [--seed N]
 //                [--format table|csv|json] [--jobs N]
+//
+// Lab owns its flags (AddLabFlags): the agent mounts them on its `lab`
+// subcommand, pathwise_lab_tool on a CLI::App of its own, so both spell and
+// check them alike.
 //
 // Exit codes: 0 ok, 1 the scenario file cannot be read or parsed, 2 bad
 // flags (one line on stderr, like the rest of the CLI).
@@ -14,9 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lab/scenario.h"
 #include "lab/sim.h"
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
 
 namespace pathwise::lab {
 
@@ -29,7 +39,23 @@ struct LabOptions {
   bool help = false;
 };
 
-// `args` excludes "pathwise" and "lab".
+// Adds lab's flags, description and footer to `app` (a `lab` subcommand or
+// a standalone runner's App). Parsing `app` fills `*o`, which must outlive
+// the parse. Bad values raise CLI::ValidationError; LabUsageError turns any
+// CLI11 error into lab's one-line message.
+void AddLabFlags(CLI::App& app, LabOptions* o);
+
+// After a successful parse of `app`: what CLI11 left over (unknown flags,
+// stray arguments; `app` allows extras so that they get lab's messages) and
+// a missing --scenario, as one-line errors.
+absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o);
+
+// The one-line message for a CLI11 error raised while parsing lab's flags
+// (not for CLI::CallForHelp, which is not an error).
+absl::Status LabUsageError(const CLI::ParseError& e);
+
+// Parses `args` (without "pathwise" and "lab") on a fresh CLI::App.
+// --help/-h sets `help` and skips the other checks.
 absl::StatusOr<LabOptions> ParseLabArgs(const std::vector<std::string>& args);
 std::string LabHelpText();
 
@@ -39,9 +65,13 @@ std::vector<PolicyResult> RunPolicies(const Scenario& sc,
                                       const std::vector<Policy>& policies,
                                       uint64_t seed, int jobs);
 
-// The whole subcommand; returns the exit code.
-int RunLab(const std::vector<std::string>& args, std::ostream& out,
-           std::ostream& err);
+// The whole subcommand on parsed options; returns the exit code.
+int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err);
+
+// ParseLabArgs, then RunLab (pathwise_lab_tool); bad flags print one line
+// and return 2.
+int RunLabCommandLine(const std::vector<std::string>& args, std::ostream& out,
+                      std::ostream& err);
 
 }  // namespace pathwise::lab
 

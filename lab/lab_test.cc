@@ -172,20 +172,22 @@ TEST(SimTest, DownFailsOverAndNoPathParksIo) {
 
 TEST(LabCliTest, BadFlagsAreOneLineAndExit2) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunLab({}, out, err), 2);
+  EXPECT_EQ(RunLabCommandLine({}, out, err), 2);
   EXPECT_EQ(err.str(), "pathwise: lab: --scenario FILE is required\n");
   err.str("");
-  EXPECT_EQ(RunLab({"--scenario", "x", "--policies", "fastest"}, out, err), 2);
+  EXPECT_EQ(
+      RunLabCommandLine({"--scenario", "x", "--policies", "fastest"}, out, err),
+      2);
   EXPECT_NE(err.str().find("unknown policy 'fastest'"), std::string::npos);
   err.str("");
-  EXPECT_EQ(RunLab({"--scenario=x", "--format=xml"}, out, err), 2);
+  EXPECT_EQ(RunLabCommandLine({"--scenario=x", "--format=xml"}, out, err), 2);
   err.str("");
-  EXPECT_EQ(RunLab({"--scenario=x", "--bogus=1"}, out, err), 2);
+  EXPECT_EQ(RunLabCommandLine({"--scenario=x", "--bogus=1"}, out, err), 2);
   EXPECT_EQ(err.str(), "pathwise: lab: unknown flag --bogus\n");
   err.str("");
-  EXPECT_EQ(RunLab({"--scenario=/nonexistent.scn"}, out, err), 1);
+  EXPECT_EQ(RunLabCommandLine({"--scenario=/nonexistent.scn"}, out, err), 1);
   EXPECT_EQ(err.str(), "pathwise: lab: /nonexistent.scn: cannot open\n");
-  EXPECT_EQ(RunLab({"--help"}, out, err), 0);
+  EXPECT_EQ(RunLabCommandLine({"--help"}, out, err), 0);
   EXPECT_NE(out.str().find("--scenario FILE"), std::string::npos);
 }
 

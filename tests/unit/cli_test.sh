@@ -63,6 +63,9 @@ expect_usage 'for --reseed_ratio: want 0 \(off\) or above 1' --reseed_ratio=0.5
 expect_usage 'does not apply to .pathwise topology.' topology --ewma_shift=2
 expect_usage 'lab: --scenario FILE is required' lab
 expect_usage "lab: --policies: unknown policy 'fastest'" lab --scenario=x --policies=fastest
+expect_usage 'lab: unknown flag --interval' lab --scenario=x --interval=1s
+expect_usage 'unexpected argument "topology"' serve topology
+expect_usage 'invalid value "maybe" for --bpf_stats' --bpf_stats=maybe
 
 # --version / --help
 out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revision\ .+\)$ ]] \
@@ -70,6 +73,13 @@ out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revisi
 "$PW" --help >"$tmp/help" && grep -q -- '--listen_address' "$tmp/help" \
   && grep -q -- '--sysfs_root' "$tmp/help" && grep -q 'pathwise snapshot' "$tmp/help" \
   && ok "--help" || fail "--help"
+"$PW" help | cmp -s - "$tmp/help" && ok "help" || fail "help differs from --help"
+# A command's help: its own flags only.
+"$PW" snapshot --help >"$tmp/help" && grep -q -- '--duration' "$tmp/help" \
+  && ! grep -q -- '--listen_address' "$tmp/help" \
+  && ok "snapshot --help" || fail "snapshot --help"
+"$PW" lab --help >"$tmp/help" && grep -q -- '--scenario FILE' "$tmp/help" \
+  && ok "lab --help" || fail "lab --help"
 
 # snapshot on every captured fixture and on an empty sysfs: valid exposition.
 mkdir -p "$tmp/empty"
