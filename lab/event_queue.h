@@ -10,6 +10,8 @@
 #include <new>
 #include <utility>
 
+#include "absl/base/attributes.h"
+
 namespace pathwise::lab {
 
 enum class EvKind : uint8_t { kComplete, kScript, kTick };
@@ -40,7 +42,8 @@ class EventQueue {
   const Ev& top() const { return h_[0]; }
 
   // Returns the event's sequence number.
-  uint32_t Push(int64_t t, uint32_t id, EvKind kind) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t Push(int64_t t, uint32_t id,
+                                             EvKind kind) {
     if (seq_ == UINT32_MAX) Renumber();
     const uint32_t seq = seq_++;
     const Ev e{t, static_cast<uint64_t>(seq) << 32 |

@@ -9,13 +9,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/attributes.h"
+
 namespace pathwise::lab {
 
 // Log-linear latency histogram: exact below 128 ns, then 64 sub-buckets per
 // power of two (< 1.6% relative bucket width).
 class LatencyHistogram {
  public:
-  void Add(int64_t ns) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Add(int64_t ns) {
     const uint64_t v = ns < 0 ? 0 : static_cast<uint64_t>(ns);
     const size_t i = Index(v);
     if (i >= counts_.size()) counts_.resize(i + 1, 0);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "absl/base/attributes.h"
+
 namespace pathwise::lab {
 
 // xoshiro256++ (Blackman and Vigna), seeded through splitmix64: the
@@ -22,7 +24,7 @@ class Rng {
       w = z ^ (z >> 31);
     }
   }
-  uint64_t operator()() {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint64_t operator()() {
     const uint64_t r = Rotl(s_[0] + s_[3], 23) + s_[0];
     const uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
@@ -34,7 +36,9 @@ class Rng {
     return r;
   }
   // Uniform in [0, 1), from the top 53 bits of one draw.
-  double Uniform() { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
+  ABSL_ATTRIBUTE_ALWAYS_INLINE double Uniform() {
+    return static_cast<double>((*this)() >> 11) * 0x1.0p-53;
+  }
 
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -50,7 +54,7 @@ class ExpInverse {
  public:
   static constexpr int kN = 4096;
   ExpInverse();
-  double operator()(double u) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE double operator()(double u) const {
     const double x = u * kN;
     const int i = static_cast<int>(x);
     if (i >= kN - 2) return -std::log1p(-u);

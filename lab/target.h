@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "lab/scenario.h"
 
 namespace pathwise::lab {
@@ -20,7 +21,7 @@ class Target {
 
   // An I/O issued at `t` (a read when `read`): returns when the target has
   // served it, after the link and any queue at the servers.
-  int64_t Serve(int64_t t, bool read) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Serve(int64_t t, bool read) {
     if (ser_ns_ > 0) {  // reads use target->host, writes host->target
       int64_t& free = link_free_[read ? 1 : 0];
       free = std::max(t, free) + ser_ns_;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "lab/random.h"
 #include "lab/scenario.h"
 
@@ -52,7 +53,8 @@ class TcpPath {
   // The congestion window paces the connection: at most cwnd segments per
   // round trip, so the I/O's segments, ready at `t`, take segments/cwnd
   // round trips (FIFO per connection). Returns when the last one leaves.
-  int64_t Send(TcpConn& c, int64_t t, int64_t rtt) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Send(TcpConn& c, int64_t t,
+                                            int64_t rtt) const {
     c.send_free =
         std::max(t, c.send_free) +
         static_cast<int64_t>(segments_ * static_cast<double>(rtt) / c.cwnd);
@@ -63,8 +65,10 @@ class TcpPath {
   // `rng`, only when the path loses segments), adds the recovery time,
   // updates the window and waits out a stall in progress on the connection.
   // Returns when the I/O is delivered.
-  int64_t Deliver(TcpConn& c, int64_t t, int64_t rtt, const TcpModel& model,
-                  Rng& rng) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Deliver(TcpConn& c, int64_t t,
+                                               int64_t rtt,
+                                               const TcpModel& model,
+                                               Rng& rng) {
     if (loss_ > 0) {
       t = Lossy(c, t, rtt, model, rng);
     } else {
@@ -81,7 +85,7 @@ class TcpPath {
   // (Slow start adds its segments at once; in congestion avoidance, with a
   // window of 64 or more, the I/O's k segments add k/cwnd at once, the
   // per-segment sum to within k^2/cwnd^3; below 64, segment by segment.)
-  static void GrowCwnd(TcpConn& c, int segments) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCwnd(TcpConn& c, int segments) {
     if (c.cwnd >= TcpConn::kMaxCwnd) return;
     double k = segments;
     if (c.cwnd < c.ssthresh) {

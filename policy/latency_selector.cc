@@ -1,7 +1,5 @@
 #include "policy/latency_selector.h"
 
-#include <algorithm>
-
 namespace pathwise::policy {
 
 LatencySelector::LatencySelector(const LatencyPolicyParams& params,
@@ -21,8 +19,7 @@ void LatencySelector::SetPaths(std::span<const PathInfo> paths) {
 
 // Grows the per-CPU state for a CPU beyond `cpus`; the layout is CPU-major,
 // so the new CPUs' state is appended.
-void LatencySelector::EnsureCpu(int cpu) {
-  if (cpu < cpus_) return;
+void LatencySelector::AddCpus(int cpu) {
   cpus_ = cpu + 1;
   stats_.resize(static_cast<size_t>(cpus_) * kGroups * table_.size());
   window_start_.resize(static_cast<size_t>(cpus_) * kGroups, start_ns_);
@@ -41,39 +38,9 @@ void LatencySelector::Refill(int cpu, int g) {
   for (int i : table_.candidates()) At(cpu, g, i).credit = w[i];
 }
 
-int LatencySelector::Select(const IoRequest& io) {
-  const std::vector<int>& cand = table_.candidates();
-  if (cand.empty()) return kNoPath;
-  const int cpu = std::max(io.cpu, 0);
-  EnsureCpu(cpu);
-  const int g = static_cast<int>(io.op);
-  // Every candidate gets at least weight 1, so the second pass finds one.
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int i : cand) {
-      Stat& s = At(cpu, g, i);
-      if (s.credit > 0) {
-        --s.credit;
-        return i;
-      }
-    }
-    Refill(cpu, g);
-  }
-  return cand.front();
-}
-
-void LatencySelector::OnComplete(int path, const IoRequest& io,
-                                 const Completion& completion) {
-  table_.Left(path);
-  if (!completion.ok || !table_.Has(path)) return;
-  const int cpu = std::max(io.cpu, 0);
-  EnsureCpu(cpu);
-  const int g = static_cast<int>(io.op);
-  Stat& s = At(cpu, g, path);
-  s.sum += static_cast<uint64_t>(completion.latency_ns);
-  ++s.count;
-  int64_t& start = window_start_[static_cast<size_t>(cpu) * kGroups + g];
-  if (completion.now_ns - start < params_.window_ns) return;
-  start = completion.now_ns;
+// The first completion at least a window after the last one folds each
+// path's batch mean into its EWMA.
+void LatencySelector::CloseWindow(int cpu, int g) {
   for (int i = 0; i < table_.size(); ++i) {
     Stat& t = At(cpu, g, i);
     if (t.count == 0) continue;

@@ -10,6 +10,7 @@
 #ifndef PATHWISE_POLICY_LATENCY_SELECTOR_H_
 #define PATHWISE_POLICY_LATENCY_SELECTOR_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,12 +28,43 @@ class LatencySelector final : public Selector {
 
   Policy policy() const override { return Policy::kLatency; }
   void SetPaths(std::span<const PathInfo> paths) override;
-  int Select(const IoRequest& io) override;
+  int Select(const IoRequest& io) override {
+    const std::vector<int>& cand = table_.candidates();
+    if (cand.empty()) return kNoPath;
+    const int cpu = std::max(io.cpu, 0);
+    if (cpu >= cpus_) AddCpus(cpu);
+    const int g = static_cast<int>(io.op);
+    // Every candidate gets at least weight 1, so the second pass finds one.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i : cand) {
+        Stat& s = At(cpu, g, i);
+        if (s.credit > 0) {
+          --s.credit;
+          return i;
+        }
+      }
+      Refill(cpu, g);
+    }
+    return cand.front();
+  }
   void OnSubmit(int path, const IoRequest&, int64_t) override {
     table_.Submitted(path);
   }
   void OnComplete(int path, const IoRequest& io,
-                  const Completion& completion) override;
+                  const Completion& completion) override {
+    table_.Left(path);
+    if (!completion.ok || !table_.Has(path)) return;
+    const int cpu = std::max(io.cpu, 0);
+    if (cpu >= cpus_) AddCpus(cpu);
+    const int g = static_cast<int>(io.op);
+    Stat& s = At(cpu, g, path);
+    s.sum += static_cast<uint64_t>(completion.latency_ns);
+    ++s.count;
+    int64_t& start = window_start_[static_cast<size_t>(cpu) * kGroups + g];
+    if (completion.now_ns - start < params_.window_ns) return;
+    start = completion.now_ns;
+    CloseWindow(cpu, g);
+  }
   int inflight(int path) const override { return table_.InflightOrZero(path); }
 
   // The EWMA of `path` for `cpu` and `op` (nullopt before its first window).
@@ -52,8 +84,9 @@ class LatencySelector final : public Selector {
     return stats_[(static_cast<size_t>(cpu) * kGroups + g) * table_.size() +
                   path];
   }
-  void EnsureCpu(int cpu);
+  void AddCpus(int cpu);
   void Refill(int cpu, int g);
+  void CloseWindow(int cpu, int g);
   void Reset();
 
   LatencyPolicyParams params_;

@@ -35,34 +35,6 @@ void PathwiseSelector::SetPaths(std::span<const PathInfo> paths) {
   if (table_.Set(paths)) Reset();
 }
 
-int PathwiseSelector::Select(const IoRequest& io) {
-  const std::vector<uint32_t>& w = weight_[static_cast<int>(io.op)];
-  int best = kNoPath;
-  for (int i : table_.candidates()) {
-    if (w[i] == 0) continue;
-    // (in-flight + 1) / weight, compared without division.
-    if (best < 0 ||
-        static_cast<uint64_t>(table_.inflight(i) + 1) * w[best] <
-            static_cast<uint64_t>(table_.inflight(best) + 1) * w[i]) {
-      best = i;
-    }
-  }
-  return best >= 0 ? best : table_.LeastInFlight();
-}
-
-void PathwiseSelector::OnComplete(int path, const IoRequest& io,
-                                  const Completion& completion) {
-  table_.Left(path);
-  if (!table_.Has(path)) return;
-  if (!completion.ok) {
-    ++failovers_[path];
-    return;
-  }
-  scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
-  ++s.count;
-  s.latency_sum_ns += static_cast<uint64_t>(completion.latency_ns);
-}
-
 void PathwiseSelector::Tick(int64_t /*now_ns*/) {
   const int n = table_.size();
   std::vector<scoring::PathWindow> window(n);

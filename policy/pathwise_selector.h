@@ -27,12 +27,35 @@ class PathwiseSelector final : public Selector {
 
   Policy policy() const override { return Policy::kPathwise; }
   void SetPaths(std::span<const PathInfo> paths) override;
-  int Select(const IoRequest& io) override;
+  int Select(const IoRequest& io) override {
+    const std::vector<uint32_t>& w = weight_[static_cast<int>(io.op)];
+    int best = kNoPath;
+    for (int i : table_.candidates()) {
+      if (w[i] == 0) continue;
+      // (in-flight + 1) / weight, compared without division.
+      if (best < 0 ||
+          static_cast<uint64_t>(table_.inflight(i) + 1) * w[best] <
+              static_cast<uint64_t>(table_.inflight(best) + 1) * w[i]) {
+        best = i;
+      }
+    }
+    return best >= 0 ? best : table_.LeastInFlight();
+  }
   void OnSubmit(int path, const IoRequest&, int64_t) override {
     table_.Submitted(path);
   }
   void OnComplete(int path, const IoRequest& io,
-                  const Completion& completion) override;
+                  const Completion& completion) override {
+    table_.Left(path);
+    if (!table_.Has(path)) return;
+    if (!completion.ok) {
+      ++failovers_[path];
+      return;
+    }
+    scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
+    ++s.count;
+    s.latency_sum_ns += static_cast<uint64_t>(completion.latency_ns);
+  }
   int64_t tick_interval_ns() const override { return params_.window_ns; }
   void Tick(int64_t now_ns) override;
   int inflight(int path) const override { return table_.InflightOrZero(path); }

@@ -1,30 +1,19 @@
 #include "policy/selector.h"
 
-#include "policy/hst_selector.h"
-#include "policy/kernel_selectors.h"
-#include "policy/latency_selector.h"
-#include "policy/pathwise_selector.h"
+#include <type_traits>
+#include <utility>
+
+#include "policy/selectors.h"
 
 namespace pathwise::policy {
 
 std::unique_ptr<Selector> MakeSelector(Policy policy,
                                        const PolicyParams& params,
                                        const SelectorOptions& options) {
-  switch (policy) {
-    case Policy::kNuma:
-      return std::make_unique<NumaSelector>();
-    case Policy::kRoundRobin:
-      return std::make_unique<RoundRobinSelector>();
-    case Policy::kQueueDepth:
-      return std::make_unique<QueueDepthSelector>();
-    case Policy::kLatency:
-      return std::make_unique<LatencySelector>(params.latency, options);
-    case Policy::kPathwise:
-      return std::make_unique<PathwiseSelector>(params.pathwise);
-    case Policy::kHst:
-      return std::make_unique<HstSelector>(params.hst);
-  }
-  return nullptr;
+  return VisitSelector(
+      policy, params, options, [](auto& s) -> std::unique_ptr<Selector> {
+        return std::make_unique<std::decay_t<decltype(s)>>(std::move(s));
+      });
 }
 
 }  // namespace pathwise::policy
