@@ -110,7 +110,9 @@ struct SelectorOptions {
   int64_t start_ns = 0;
 };
 
-// A selector for `policy`, with its parameters from `params`.
+// A selector for `policy`, with its parameters from `params`. A caller with
+// a per-I/O hot loop can take the concrete type instead (VisitSelector in
+// policy/selectors.h) and skip the virtual calls.
 std::unique_ptr<Selector> MakeSelector(Policy policy,
                                        const PolicyParams& params = {},
                                        const SelectorOptions& options = {});
