@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "policy/policy.h"
 
 namespace pathwise::lab {
 
@@ -57,20 +58,6 @@ struct TcpModel {
   int dupthresh = 3;  // segments after a loss needed for fast retransmit
 };
 
-struct LatencyPolicyParams {  // the seed's latency iopolicy
-  int64_t window_ns = 15 * kSec;
-  int ewma_shift = 3;
-};
-
-struct PathwisePolicyParams {
-  int64_t window_ns = 1 * kSec;
-  int ewma_shift = 3;
-};
-
-struct HstParams {  // dm-multipath historical-service-time
-  int ewma_shift = 3;
-};
-
 struct Scenario {
   std::string name;
   std::string description;
@@ -80,9 +67,10 @@ struct Scenario {
   TcpModel tcp;
   std::vector<PathSpec> paths;
   std::vector<Event> events;  // sorted by time (stable)
-  LatencyPolicyParams latency;
-  PathwisePolicyParams pathwise;
-  HstParams hst;
+  // [policy latency], [policy pathwise], [policy hst]
+  policy::LatencyPolicyParams latency;
+  policy::PathwisePolicyParams pathwise;
+  policy::HstParams hst;
 };
 
 // Parses scenario text; `file` names it in error messages.

@@ -1,37 +1,30 @@
 // The `pathwise lab` simulator: a deterministic discrete-event model of one
 // NVMe multipath head, its paths and a closed-loop fio-like workload, run
-// under one path selection policy. The model is documented in lab/README.md.
+// under one path selector of the policy library (policy/selector.h). The
+// model is documented in lab/README.md.
 //
 // Deterministic: the only randomness is a xoshiro256++ generator seeded
-// with the given seed; simultaneous events are ordered by insertion. No
-// wall clock.
+// with the given seed (lab/random.h); simultaneous events are ordered by
+// insertion (lab/event_queue.h). No wall clock.
 #ifndef PATHWISE_LAB_SIM_H_
 #define PATHWISE_LAB_SIM_H_
 
 #include <array>
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "lab/scenario.h"
+#include "policy/policy.h"
 
 namespace pathwise::lab {
 
-enum class Policy {
-  kNuma,        // kernel numa: the nearest path, first in list order on ties
-  kRoundRobin,  // kernel round-robin
-  kQueueDepth,  // kernel queue-depth: least in-flight per controller
-  kLatency,     // the seed's latency iopolicy (per-CPU EWMA, weights, credits)
-  kPathwise,    // pathwise's selector on the scoring library
-  kHst,         // dm-multipath historical-service-time
-};
-inline constexpr int kPolicyCount = 6;
-
-absl::string_view PolicyName(Policy p);
-std::optional<Policy> PolicyFromName(absl::string_view name);
-std::vector<Policy> AllPolicies();
+// The policies are the policy library's; these names keep lab's callers
+// (the CLI, the report, the tests) unchanged.
+using policy::AllPolicies;
+using policy::Policy;
+using policy::PolicyFromName;
+using policy::PolicyName;
 
 struct OpResult {
   uint64_t ios = 0;

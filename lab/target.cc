@@ -1,0 +1,15 @@
+#include "lab/target.h"
+
+#include <cmath>
+
+namespace pathwise::lab {
+
+Target::Target(const PathSpec& spec, uint32_t bs)
+    : service_ns_(spec.service_ns),
+      ser_ns_(
+          spec.bandwidth > 0
+              ? std::max<int64_t>(1, std::llround(bs * 1e9 / spec.bandwidth))
+              : 0),
+      ring_(static_cast<size_t>(std::max(spec.parallelism, 0)), 0) {}
+
+}  // namespace pathwise::lab

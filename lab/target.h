@@ -1,0 +1,51 @@
+// The far end of a path: the link to the target (serialization, one link per
+// direction) and the target's servers (a FIFO queue in front of
+// `parallelism` servers that each take `service`). lab/README.md describes
+// the model.
+#ifndef PATHWISE_LAB_TARGET_H_
+#define PATHWISE_LAB_TARGET_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "lab/scenario.h"
+
+namespace pathwise::lab {
+
+class Target {
+ public:
+  // Every I/O is `bs` bytes.
+  Target(const PathSpec& spec, uint32_t bs);
+
+  // An I/O issued at `t` (a read when `read`): returns when the target has
+  // served it, after the link and any queue at the servers.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Serve(int64_t t, bool read) {
+    if (ser_ns_ > 0) {  // reads use target->host, writes host->target
+      int64_t& free = link_free_[read ? 1 : 0];
+      free = std::max(t, free) + ser_ns_;
+      t = free;
+    }
+    if (!ring_.empty()) {  // FIFO multi-server target
+      int64_t& slot = ring_[ring_head_];
+      slot = std::max(t, slot) + service_ns_;
+      t = slot;
+      if (++ring_head_ == ring_.size()) ring_head_ = 0;
+    } else {
+      t += service_ns_;
+    }
+    return t;
+  }
+
+ private:
+  int64_t service_ns_;
+  int64_t ser_ns_;                 // per I/O on the link; 0: unlimited
+  int64_t link_free_[2] = {0, 0};  // host->target, target->host
+  std::vector<int64_t> ring_;      // finish times of the servers
+  size_t ring_head_ = 0;
+};
+
+}  // namespace pathwise::lab
+
+#endif  // PATHWISE_LAB_TARGET_H_

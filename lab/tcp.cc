@@ -1,0 +1,69 @@
+#include "lab/tcp.h"
+
+namespace pathwise::lab {
+
+// Time to recover one lost segment: fast retransmit (one round trip) when
+// enough later segments are in flight to produce duplicate ACKs, else the
+// retransmission timer; a lost retransmission waits for the timer, which
+// doubles each time.
+int64_t TcpPath::Recovery(int64_t rtt, bool fast, const TcpModel& model,
+                          Rng& rng, bool* timeout) const {
+  int64_t rto = std::max(model.rto_min_ns, rtt);
+  int64_t d = 0;
+  if (fast) {
+    d = rtt;
+    if (rng.Uniform() >= loss_) return d;
+  }
+  *timeout = true;
+  d += rto;
+  while (rng.Uniform() < loss_) {
+    rto = std::min(rto * 2, model.rto_max_ns);
+    d += rto;
+  }
+  return d;
+}
+
+int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
+                       const TcpModel& model, Rng& rng) {
+  // Later segments in flight on the connection, which the congestion
+  // window bounds: fewer than dupthresh and only the timer recovers.
+  const double in_flight =
+      std::min(c.cwnd, static_cast<double>(c.inflight) * segments_);
+  const bool fast = in_flight - 1 >= model.dupthresh;
+  bool timeout = false;
+  // One draw decides whether any of the k segments is lost, with
+  // probability 1-(1-p)^k; only then is the first lost one found by
+  // inversion and the later ones drawn one by one.
+  int64_t delay = 0;
+  const double u = rng.Uniform();
+  if (u >= no_loss_) {
+    const double any = 1 - no_loss_;
+    const double target = (u - no_loss_) / any;
+    double acc = 0, q = 1;
+    int first = 0;
+    for (; first < segments_ - 1; ++first) {
+      acc += q * loss_ / any;
+      if (target < acc) break;
+      q *= 1 - loss_;
+    }
+    delay = Recovery(rtt, fast, model, rng, &timeout);
+    for (int s = first + 1; s < segments_; ++s) {
+      if (rng.Uniform() < loss_) {
+        delay = std::max(delay, Recovery(rtt, fast, model, rng, &timeout));
+      }
+    }
+    // Reno: a timeout restarts from one segment, fast recovery halves.
+    c.ssthresh = std::max(c.cwnd / 2, 2.0);
+    c.cwnd = timeout ? 1.0 : c.ssthresh;
+  } else {
+    GrowCwnd(c, segments_);
+  }
+  if (delay > 0) {
+    if (t > c.hol_until) c.hol_from = t;  // a new stall
+    c.hol_until = std::max(c.hol_until, t + delay);
+    t += delay;
+  }
+  return t;
+}
+
+}  // namespace pathwise::lab

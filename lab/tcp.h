@@ -1,0 +1,117 @@
+// The TCP model of one path: its connections, each with a Reno-like
+// congestion window, per-segment loss with fast retransmit or the
+// retransmission timer, and in-order delivery (head-of-line blocking).
+// lab/README.md describes the model and its simplifications.
+#ifndef PATHWISE_LAB_TCP_H_
+#define PATHWISE_LAB_TCP_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "lab/random.h"
+#include "lab/scenario.h"
+
+namespace pathwise::lab {
+
+struct TcpConn {
+  static constexpr double kInitialCwnd = 10;  // Linux's initial window
+  static constexpr double kMaxCwnd = 1 << 20;
+
+  int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
+  int64_t send_free = 0;  // when the window lets the next I/O's segments go
+  int inflight = 0;       // I/Os on the connection
+  // Congestion window, in segments: it bounds the segments in flight, so
+  // whether a loss can be repaired by fast retransmit (dupthresh later
+  // segments must be in flight).
+  double cwnd = kInitialCwnd;
+  double ssthresh = kMaxCwnd;
+};
+
+// A path's connections. Every I/O on the path carries `segments` segments
+// (data, command and completion).
+class TcpPath {
+ public:
+  TcpPath(int queues, int segments)
+      : conns_(static_cast<size_t>(queues)), segments_(segments) {}
+
+  int queues() const { return static_cast<int>(conns_.size()); }
+  TcpConn& conn(int i) { return conns_[i]; }
+  double loss() const { return loss_; }
+  // Per-segment loss probability from now on.
+  void SetLoss(double loss) {
+    loss_ = loss;
+    no_loss_ = std::pow(1 - loss, segments_);
+  }
+  // The path went away: its connections start afresh.
+  void ResetConnections() {
+    for (TcpConn& c : conns_) c = TcpConn{};
+  }
+
+  // The congestion window paces the connection: at most cwnd segments per
+  // round trip, so the I/O's segments, ready at `t`, take segments/cwnd
+  // round trips (FIFO per connection). Returns when the last one leaves.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Send(TcpConn& c, int64_t t,
+                                            int64_t rtt) const {
+    c.send_free =
+        std::max(t, c.send_free) +
+        static_cast<int64_t>(segments_ * static_cast<double>(rtt) / c.cwnd);
+    return c.send_free;
+  }
+
+  // The I/O's segments would all arrive at `t`: draws their losses (from
+  // `rng`, only when the path loses segments), adds the recovery time,
+  // updates the window and waits out a stall in progress on the connection.
+  // Returns when the I/O is delivered.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Deliver(TcpConn& c, int64_t t,
+                                               int64_t rtt,
+                                               const TcpModel& model,
+                                               Rng& rng) {
+    if (loss_ > 0) {
+      t = Lossy(c, t, rtt, model, rng);
+    } else {
+      GrowCwnd(c, segments_);
+    }
+    // In-order delivery on the connection: wait out a stall in progress.
+    if (t >= c.hol_from && t < c.hol_until) t = c.hol_until;
+    return t;
+  }
+
+ private:
+  // Each delivered segment opens the window by one (slow start) or by
+  // 1/cwnd (congestion avoidance).
+  // (Slow start adds its segments at once; in congestion avoidance, with a
+  // window of 64 or more, the I/O's k segments add k/cwnd at once, the
+  // per-segment sum to within k^2/cwnd^3; below 64, segment by segment.)
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCwnd(TcpConn& c, int segments) {
+    if (c.cwnd >= TcpConn::kMaxCwnd) return;
+    double k = segments;
+    if (c.cwnd < c.ssthresh) {
+      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
+      c.cwnd += ss;
+      k -= ss;
+    }
+    if (k <= 0) return;
+    if (c.cwnd >= 64) {
+      c.cwnd += k / c.cwnd;
+      return;
+    }
+    for (; k > 0; --k) c.cwnd += 1.0 / c.cwnd;
+  }
+
+  int64_t Lossy(TcpConn& c, int64_t t, int64_t rtt, const TcpModel& model,
+                Rng& rng);
+  int64_t Recovery(int64_t rtt, bool fast, const TcpModel& model, Rng& rng,
+                   bool* timeout) const;
+
+  std::vector<TcpConn> conns_;
+  int segments_ = 1;
+  double loss_ = 0;
+  double no_loss_ = 1;  // (1 - loss)^segments
+};
+
+}  // namespace pathwise::lab
+
+#endif  // PATHWISE_LAB_TCP_H_

@@ -1,0 +1,57 @@
+#include "policy/pathwise_selector.h"
+
+#include <optional>
+#include <string>
+
+namespace pathwise::policy {
+namespace {
+
+scoring::Config ScorerConfig(const PathwisePolicyParams& params) {
+  scoring::Config c;
+  c.ewma_shift = params.ewma_shift;
+  return c;
+}
+
+}  // namespace
+
+PathwiseSelector::PathwiseSelector(const PathwisePolicyParams& params)
+    : params_(params), scorer_(ScorerConfig(params)) {}
+
+// A new set of paths: the scorer starts afresh and the usable paths share
+// the weight equally until the first tick.
+void PathwiseSelector::Reset() {
+  const int n = table_.size();
+  scorer_ = scoring::HeadScorer(ScorerConfig(params_));
+  window_.assign(n, {});
+  failovers_.assign(n, 0);
+  std::vector<bool> usable(n);
+  for (int i = 0; i < n; ++i) usable[i] = table_.info(i).usable;
+  const std::vector<uint32_t> w0 =
+      scoring::ComputeWeights(std::vector<std::optional<uint64_t>>(n), usable);
+  for (std::vector<uint32_t>& w : weight_) w = w0;
+}
+
+void PathwiseSelector::SetPaths(std::span<const PathInfo> paths) {
+  if (table_.Set(paths)) Reset();
+}
+
+void PathwiseSelector::Tick(int64_t /*now_ns*/) {
+  const int n = table_.size();
+  std::vector<scoring::PathWindow> window(n);
+  for (int i = 0; i < n; ++i) {
+    scoring::PathWindow& pw = window[i];
+    pw.path = std::to_string(i);
+    pw.ops = window_[i];
+    pw.usable = table_.info(i).usable;
+    pw.failovers = failovers_[i];
+    pw.numa_node = table_.info(i).numa_node;
+    window_[i] = {};
+    failovers_[i] = 0;
+  }
+  scorer_.Update(window);
+  for (int g = 0; g < kGroups; ++g) {
+    for (int i = 0; i < n; ++i) weight_[g][i] = scorer_.paths()[i].weight[g];
+  }
+}
+
+}  // namespace pathwise::policy

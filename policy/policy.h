@@ -1,0 +1,62 @@
+// The path selection policies and their parameters: the vocabulary shared by
+// the selectors (selector.h), `pathwise lab` and a userspace datapath.
+#ifndef PATHWISE_POLICY_POLICY_H_
+#define PATHWISE_POLICY_POLICY_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace pathwise::policy {
+
+enum class Policy {
+  kNuma,        // kernel numa: the nearest path, first in list order on ties
+  kRoundRobin,  // kernel round-robin
+  kQueueDepth,  // kernel queue-depth: least in-flight per controller
+  kLatency,     // the proposed kernel latency iopolicy (per-CPU EWMA,
+                // weights, credits)
+  kPathwise,    // weighted least-outstanding on the scoring library's weights
+  kHst,         // dm-multipath historical-service-time
+};
+inline constexpr int kPolicyCount = 6;
+
+// "numa", "round-robin", "queue-depth", "latency", "pathwise", "hst": the
+// names on the command line and in reports.
+absl::string_view PolicyName(Policy p);
+std::optional<Policy> PolicyFromName(absl::string_view name);
+// Every policy, in the order above (the order of reports).
+std::vector<Policy> AllPolicies();
+
+inline constexpr int64_t kNsPerSec = 1'000'000'000;
+
+// The proposed kernel latency iopolicy: per CPU and op group, completions'
+// path latencies are batched; the first completion after `window_ns` folds
+// each path's batch mean into its EWMA.
+struct LatencyPolicyParams {
+  int64_t window_ns = 15 * kNsPerSec;
+  int ewma_shift = 3;
+};
+
+// The scoring library fed once per `window_ns` (the agent's --interval).
+struct PathwisePolicyParams {
+  int64_t window_ns = 1 * kNsPerSec;
+  int ewma_shift = 3;
+};
+
+// dm-multipath historical-service-time: a per-path EWMA of completion time.
+struct HstParams {
+  int ewma_shift = 3;
+};
+
+// Every policy's parameters; a selector reads its own.
+struct PolicyParams {
+  LatencyPolicyParams latency;
+  PathwisePolicyParams pathwise;
+  HstParams hst;
+};
+
+}  // namespace pathwise::policy
+
+#endif  // PATHWISE_POLICY_POLICY_H_
