@@ -23,7 +23,7 @@
 #include <cstdarg>
 
 #include "collectors/bpf_io_collector.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/sampler.h"
 #endif
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/scoring_collector.h"

@@ -24,7 +24,7 @@
 #include <string_view>
 
 #include "bpf_nop.skel.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/sampler.h"
 
 namespace {
 

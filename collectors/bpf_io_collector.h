@@ -1,5 +1,5 @@
 // BpfIoCollector: I/O statistics from the eBPF path sampler
-// (collectors/bpf_sampler.h). Each interval it reads the sampler's per-CPU
+// (bpf/sampler.h). Each interval it reads the sampler's per-CPU
 // maps and joins them with the topology the topology collector just built:
 //  - per path (hidden disk nvmeXcYnZ): completed, bytes, latency histogram
 //    per op (passthru included), NVMe error classes, retries, failovers;
@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/sampler.h"
 #include "collectors/collector.h"
 #include "model/topology.h"
 

@@ -1,4 +1,4 @@
-#include "collectors/bpf_status.h"
+#include "bpf/status.h"
 
 extern "C" {
 #include "bpf/pathwise_bpf.h"

@@ -1,4 +1,4 @@
-#include "collectors/bpf_status.h"
+#include "bpf/status.h"
 
 #include <gtest/gtest.h>
 

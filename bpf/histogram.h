@@ -1,8 +1,8 @@
 // Latency histograms of the BPF sampler: the bucket layout the kernel side
 // fills (bpf/pathwise_hist.h, shared verbatim), Prometheus `le` bounds,
 // exact merging, and quantile estimation. Pure value types, no BPF.
-#ifndef PATHWISE_COLLECTORS_BPF_HISTOGRAM_H_
-#define PATHWISE_COLLECTORS_BPF_HISTOGRAM_H_
+#ifndef PATHWISE_BPF_HISTOGRAM_H_
+#define PATHWISE_BPF_HISTOGRAM_H_
 
 #include <array>
 #include <cstddef>
@@ -68,4 +68,4 @@ class LatencyHistogram {
 
 }  // namespace pathwise::bpf
 
-#endif  // PATHWISE_COLLECTORS_BPF_HISTOGRAM_H_
+#endif  // PATHWISE_BPF_HISTOGRAM_H_

@@ -1,8 +1,8 @@
 // Vocabulary of the BPF sampler shared by the kernel side and the exporter:
 // operation classes, NVMe status classes and kernel-side drop reasons,
 // with their label values. Pure logic, no BPF.
-#ifndef PATHWISE_COLLECTORS_BPF_STATUS_H_
-#define PATHWISE_COLLECTORS_BPF_STATUS_H_
+#ifndef PATHWISE_BPF_STATUS_H_
+#define PATHWISE_BPF_STATUS_H_
 
 #include <array>
 #include <cstdint>
@@ -81,4 +81,4 @@ std::string_view DropReasonName(DropReason r);
 
 }  // namespace pathwise::bpf
 
-#endif  // PATHWISE_COLLECTORS_BPF_STATUS_H_
+#endif  // PATHWISE_BPF_STATUS_H_

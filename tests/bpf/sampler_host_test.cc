@@ -26,8 +26,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "collectors/bpf_btf.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/kernel_btf.h"
+#include "bpf/sampler.h"
 #include "pathwise_nvme.skel.h"
 
 namespace pathwise::bpf {

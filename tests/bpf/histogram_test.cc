@@ -1,4 +1,4 @@
-#include "collectors/bpf_histogram.h"
+#include "bpf/histogram.h"
 
 #include <gtest/gtest.h>
 
