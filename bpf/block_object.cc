@@ -11,18 +11,6 @@
 
 namespace pathwise::bpf {
 
-std::string DeviceNumber::ToString() const {
-  return absl::StrCat(major, ":", minor);
-}
-
-void IoStats::Merge(const IoStats& o) {
-  completed += o.completed;
-  bytes += o.bytes;
-  latency_sum_ns += o.latency_sum_ns;
-  errors += o.errors;
-  latency.Merge(o.latency);
-}
-
 absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
     const BlockLayout& layout, const BlockOptions& options, int ncpus,
     bool use_btf) {
@@ -122,17 +110,18 @@ void BlockObject::AppendIds(ObjectIds& out) const {
 absl::Status BlockObject::ReadIo(BlockSample& out) const {
   // (dev, op) -> totals over CPUs, from pw_io and the spill slots (where a
   // completion went when its pw_io entry could not be created).
-  std::map<std::pair<uint32_t, uint32_t>, IoStats> io;
+  std::map<std::pair<uint32_t, uint32_t>, model::OpStats> io;
   auto add = [&](const pw_io_key& k, const pw_io_val& v) {
-    IoStats& s = io[{k.dev, k.op}];
+    model::OpStats& s = io[{k.dev, k.op}];
     s.completed += v.count;
     s.bytes += v.bytes;
-    s.latency_sum_ns += v.lat_sum_ns;
-    s.errors += v.errors;
+    s.time_ns += v.lat_sum_ns;
+    s.errors = s.errors.value_or(0) + v.errors;
+    if (!s.latency) s.latency.emplace();
     out.start_from_own += v.own_start;
     out.start_from_kernel += v.count - v.own_start;
     for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
-      s.latency.AddToBucket(i, v.buckets[i]);
+      s.latency->AddToBucket(i, v.buckets[i]);
     }
   };
   absl::Status st = ForEachPerCpu<pw_io_key, pw_io_val>(
@@ -154,11 +143,12 @@ absl::Status BlockObject::ReadIo(BlockSample& out) const {
   }
   for (auto& [key, stats] : io) {
     DeviceIo d;
-    d.dev = DeviceNumber::FromKernel(key.first);
+    d.dev = model::DevId::FromKernel(key.first);
     if (auto it = out.disk_names.find(key.first); it != out.disk_names.end()) {
       d.disk = it->second;
     }
-    d.op = key.second < kOpCount ? static_cast<Op>(key.second) : Op::kOther;
+    d.op = key.second < model::kOpCount ? static_cast<model::Op>(key.second)
+                                        : model::Op::kOther;
     d.stats = std::move(stats);
     out.io.push_back(std::move(d));
   }

@@ -5,7 +5,6 @@
 #ifndef PATHWISE_BPF_BLOCK_OBJECT_H_
 #define PATHWISE_BPF_BLOCK_OBJECT_H_
 
-#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,44 +12,26 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bpf/histogram.h"
 #include "bpf/kernel_btf.h"
 #include "bpf/object_util.h"
 #include "bpf/status.h"
+#include "model/topology.h"
+#include "model/types.h"
 
 struct pathwise_block;
 
 namespace pathwise::bpf {
 
-struct DeviceNumber {
-  uint32_t major = 0;
-  uint32_t minor = 0;
-  // Kernel dev_t encoding used in the maps: major << 20 | minor.
-  static DeviceNumber FromKernel(uint32_t dev) {
-    return {dev >> 20, dev & 0xfffff};
-  }
-  std::string ToString() const;  // "259:0"
-  friend auto operator<=>(const DeviceNumber&, const DeviceNumber&) = default;
-};
-
-struct IoStats {
-  uint64_t completed = 0;
-  uint64_t bytes = 0;
-  uint64_t latency_sum_ns = 0;
-  uint64_t errors = 0;
-  LatencyHistogram latency;  // latency.Count() == completed
-  void Merge(const IoStats& other);
-  friend bool operator==(const IoStats&, const IoStats&) = default;
-};
-
+// One (device, op) entry: completed, bytes, time_ns (summed latency),
+// errors and the latency histogram are all set.
 struct DeviceIo {
-  DeviceNumber dev;
+  model::DevId dev;
   // The disk's kernel name (nvme0c1n1, loop3), recorded by the kernel side
   // when the entry was created; "" if unknown. Hidden NVMe path disks have
   // no dev_t visible to userspace, so this is the join key.
   std::string disk;
-  Op op = Op::kOther;
-  IoStats stats;
+  model::Op op = model::Op::kOther;
+  model::OpStats stats;
 };
 
 struct BlockOptions {

@@ -23,26 +23,27 @@ bool ReadBpfStatsSysctl() {
 
 // Per-path statistics: every device with a pw_path entry (failovers are
 // counted without the nvme object), with the nvme object's counters.
-std::vector<PathNvmeStats> MergePaths(const BlockSample& block,
-                                      const NvmeSample* nvme) {
-  std::map<uint32_t, PathNvmeStats> paths;
-  auto entry = [&](uint32_t dev) -> PathNvmeStats& {
-    PathNvmeStats& p = paths[dev];
-    p.dev = DeviceNumber::FromKernel(dev);
+std::vector<PathSample> MergePaths(const BlockSample& block,
+                                   const NvmeSample* nvme) {
+  std::map<uint32_t, PathSample> paths;
+  auto entry = [&](uint32_t dev) -> PathSample& {
+    PathSample& p = paths[dev];
+    p.dev = model::DevId::FromKernel(dev);
     if (auto it = block.disk_names.find(dev); it != block.disk_names.end()) {
       p.disk = it->second;
     }
     return p;
   };
-  for (const auto& [dev, n] : block.failovers) entry(dev).failovers = n;
+  for (const auto& [dev, n] : block.failovers) entry(dev).stats.failovers = n;
   if (nvme) {
+    for (auto& [dev, p] : paths) p.stats.errors_by_class.emplace();
     for (const auto& [dev, c] : nvme->paths) {
-      PathNvmeStats& p = entry(dev);
-      p.errors_by_class = c.errors_by_class;
-      p.retries = c.retries;
+      PathSample& p = entry(dev);
+      p.stats.errors_by_class = c.errors_by_class;
+      p.stats.retries = c.retries;
     }
   }
-  std::vector<PathNvmeStats> out;
+  std::vector<PathSample> out;
   out.reserve(paths.size());
   for (auto& [dev, p] : paths) out.push_back(std::move(p));
   return out;  // sorted by dev: the map's order is the kernel dev_t's
@@ -50,17 +51,17 @@ std::vector<PathNvmeStats> MergePaths(const BlockSample& block,
 
 void FillDrops(const BlockSample& block, const NvmeSample* nvme,
                SamplerSnapshot& snap) {
-  auto drop = [&](DropReason r) -> uint64_t& {
+  auto drop = [&](model::DropReason r) -> uint64_t& {
     return snap.dropped[static_cast<size_t>(r)];
   };
-  drop(DropReason::kStartMapFull) = block.dropped_start_map_full;
-  drop(DropReason::kNoStartTime) = block.dropped_no_start_time;
-  drop(DropReason::kIoMapFull) = block.dropped_io_map_full;
-  drop(DropReason::kPathMapFull) =
+  drop(model::DropReason::kStartMapFull) = block.dropped_start_map_full;
+  drop(model::DropReason::kNoStartTime) = block.dropped_no_start_time;
+  drop(model::DropReason::kIoMapFull) = block.dropped_io_map_full;
+  drop(model::DropReason::kPathMapFull) =
       block.dropped_path_map_full + (nvme ? nvme->dropped_path_map_full : 0);
   uint64_t recursion = 0;
   for (const ProgramStats& p : snap.programs) recursion += p.recursion_misses;
-  drop(DropReason::kRecursion) = recursion;
+  drop(model::DropReason::kRecursion) = recursion;
 }
 
 }  // namespace

@@ -33,22 +33,23 @@
 #include "bpf/nvme_object.h"
 #include "bpf/object_util.h"
 #include "bpf/status.h"
+#include "model/topology.h"
 
 namespace pathwise::bpf {
 
-struct PathNvmeStats {
-  DeviceNumber dev;
+// One path's NVMe statistics (every device with a per-path entry).
+// stats.errors_by_class is set only while the nvme object is attached.
+struct PathSample {
+  model::DevId dev;
   std::string disk;  // as DeviceIo::disk
-  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
-  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
-  uint64_t retries = 0;    // completions of retried commands
-  uint64_t failovers = 0;  // requests failed over to another path
+  model::PathNvmeStats stats;
 };
 
 struct SamplerSnapshot {
-  std::vector<DeviceIo> io;                          // sorted by (dev, op)
-  std::vector<PathNvmeStats> paths;                  // sorted by dev
-  std::array<uint64_t, kDropReasonCount> dropped{};  // by DropReason
+  std::vector<DeviceIo> io;       // sorted by (dev, op)
+  std::vector<PathSample> paths;  // sorted by dev
+  // By DropReason.
+  std::array<uint64_t, model::kDropReasonCount> dropped{};
   uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
   uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
   std::vector<ProgramStats> programs;

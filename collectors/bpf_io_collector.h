@@ -31,9 +31,6 @@ enum class DeviceScope {
 // Whether `name` is a hidden NVMe multipath path disk (nvme0c1n1).
 bool IsNvmePathDiskName(absl::string_view name);
 
-// The model op of a sampler op (same label value).
-model::Op ToModelOp(bpf::Op op);
-
 // Joins `samples` with snapshot.topology and fills snapshot's path_io,
 // head_io, path_nvme, device_io (kAll only), sampler and io_source ("bpf").
 // Pure: no BPF, no I/O. Every topology path and head gets read and write

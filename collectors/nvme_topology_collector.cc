@@ -22,6 +22,7 @@ extern "C" {
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "collectors/kernel_strings.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::collectors {
@@ -33,16 +34,6 @@ namespace {
 ABSL_CONST_INIT absl::Mutex libnvme_mu(absl::kConstInit);
 
 std::string Str(const char* s) { return s ? std::string(s) : std::string(); }
-
-// Parses "nvme<digits><sep>..." helpers.
-bool ConsumeNumber(absl::string_view& s, absl::string_view* num) {
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i == 0) return false;
-  *num = s.substr(0, i);
-  s.remove_prefix(i);
-  return true;
-}
 
 // Captures libnvme's log output (it writes to a FILE*) so it goes through
 // our logger instead of straight to stderr.
@@ -74,11 +65,8 @@ struct RootDeleter {
 }  // namespace
 
 absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path) {
-  absl::string_view s = path, subsys, ctrl, ns;
-  if (absl::ConsumePrefix(&s, "nvme") && ConsumeNumber(s, &subsys) &&
-      absl::ConsumePrefix(&s, "c") && ConsumeNumber(s, &ctrl) &&
-      absl::ConsumePrefix(&s, "n") && ConsumeNumber(s, &ns) && s.empty()) {
-    return absl::StrCat("nvme", subsys, "n", ns);
+  if (std::optional<model::NvmePathName> p = model::ParseNvmePathName(path)) {
+    return model::HeadName(*p);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("path name \"", path, "\" is not nvme<S>c<C>n<N>"));
@@ -182,7 +170,7 @@ absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
         sub.name = sub_name;
         sub.nqn = Str(nvme_subsystem_get_nqn(s));
         const std::string dir = absl::StrCat("class/nvme-subsystem/", sub_name);
-        sub.iopolicy = read_str(dir + "/iopolicy");
+        SetIopolicy(read_str(dir + "/iopolicy"), sub);
         sub.model = read_str(dir + "/model");
         sub.serial = read_str(dir + "/serial");
         subsystems.emplace(sub_name, std::move(sub));
@@ -200,7 +188,8 @@ absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
         ctrl.trsvcid = Str(nvme_ctrl_get_trsvcid(c));
         ctrl.host_traddr = Str(nvme_ctrl_get_host_traddr(c));
         ctrl.host_iface = Str(nvme_ctrl_get_host_iface(c));
-        ctrl.state = required(nvme_ctrl_get_state(c), cdir + "/state");
+        SetControllerState(required(nvme_ctrl_get_state(c), cdir + "/state"),
+                           ctrl);
         ctrl.cntlid = read_str(cdir + "/cntlid");
         if (!ctrl.cntlid.empty() && !ParseInt(ctrl.cntlid).ok()) {
           errors.Add(absl::InvalidArgumentError(absl::StrCat(
@@ -239,14 +228,12 @@ absl::Status NvmeTopologyCollector::Collect(model::Snapshot& snapshot) {
           // For a controller without ANA (no ana_state attribute) libnvme
           // 1.3 reports "optimized", which is how the kernel treats such a
           // path (nvme_mpath_add_disk() sets NVME_ANA_OPTIMIZED).
-          path.ana_state =
-              required(nvme_path_get_ana_state(p), pdir + "/ana_state");
-          if (!path.ana_state.empty() &&
-              std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
-                        path.ana_state) == model::kAnaStates.end()) {
+          SetAnaState(required(nvme_path_get_ana_state(p), pdir + "/ana_state"),
+                      path);
+          if (!path.unknown_ana_state.empty()) {
             errors.Add(absl::InvalidArgumentError(
                 absl::StrCat(pdir, "/ana_state: unknown ANA state \"",
-                             path.ana_state, "\"")));
+                             path.unknown_ana_state, "\"")));
           }
           // Since 5.15 the kernel gives hidden disks no dev_t in sysfs
           // (device_add_disk() leaves ddev->devt unset for

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <utility>
 
+#include "exporters/labels.h"
 #include "prometheus/text_serializer.h"
 
 namespace pathwise::exporters {
@@ -46,17 +47,16 @@ void Push(std::vector<MetricFamily>& out, MetricFamily f) {
   if (!f.metric.empty()) out.push_back(std::move(f));
 }
 
-void AddHistogram(MetricFamily& f, Labels labels, const model::Histogram& h) {
+void AddHistogram(MetricFamily& f, Labels labels,
+                  const model::LatencyHistogram& h, double sum_seconds) {
   ClientMetric m;
   m.label = std::move(labels);
-  const std::vector<uint64_t> cumulative = h.Cumulative();
-  m.histogram.sample_count = cumulative.empty() ? 0 : cumulative.back();
-  m.histogram.sample_sum = h.sum_seconds;
-  if (h.upper_bounds != nullptr) {
-    const std::vector<double>& bounds = *h.upper_bounds;
-    for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
-      m.histogram.bucket.push_back({cumulative[i], bounds[i]});
-    }
+  const auto cumulative = h.Cumulative();
+  m.histogram.sample_count = cumulative.back();
+  m.histogram.sample_sum = sum_seconds;
+  for (size_t i = 0; i < cumulative.size(); ++i) {
+    m.histogram.bucket.push_back(
+        {cumulative[i], model::LatencyHistogram::UpperBoundSeconds(i)});
   }
   f.metric.push_back(std::move(m));
 }
@@ -95,14 +95,17 @@ struct IoFamilies {
         with_errors_(kind == "device") {}
 
   void Add(const Labels& labels, const model::IoStats& io) {
-    for (int i = 0; i < model::kOpCount; ++i) {
-      const std::optional<model::OpStats>& op = io.ops[i];
+    for (model::Op o : kOpExportOrder) {
+      const std::optional<model::OpStats>& op = io.op(o);
       if (!op) continue;
-      Labels l = With(labels, {{"op", std::string(model::kOpNames[i])}});
+      Labels l = With(labels, {{"op", std::string(OpLabel(o))}});
       AddCounter(completed, l, static_cast<double>(op->completed));
       AddCounter(bytes, l, static_cast<double>(op->bytes));
       AddCounter(time, l, static_cast<double>(op->time_ns) / 1e9);
-      if (op->latency) AddHistogram(latency, l, *op->latency);
+      if (op->latency) {
+        AddHistogram(latency, l, *op->latency,
+                     static_cast<double>(op->time_ns) / 1e9);
+      }
       if (with_errors_ && op->errors) {
         AddCounter(errors, l, static_cast<double>(*op->errors));
       }
@@ -161,17 +164,19 @@ void AddScoringFamilies(const model::Topology& topo,
                          {"head", p.head},
                          {"path", p.name},
                          {"controller", p.controller}};
-    for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
+    for (model::OpGroup group : model::kAllOpGroups) {
+      const size_t g = model::Index(group);
       const Labels l =
-          With(base, {{"op_group", std::string(model::kOpGroupNames[g])}});
+          With(base, {{"op_group", std::string(OpGroupLabel(group))}});
       if (ps.latency_ewma_seconds[g]) {
         AddGauge(ewma, l, *ps.latency_ewma_seconds[g]);
       }
       AddGauge(weight, l, ps.weight[g]);
     }
     if (ps.score) AddGauge(score, base, *ps.score);
-    for (absl::string_view st : model::kPathHealthStates) {
-      AddGauge(health, With(base, {{"state", std::string(st)}}),
+    for (model::PathHealth st : model::kAllPathHealth) {
+      AddGauge(health,
+               With(base, {{"state", std::string(PathHealthLabel(st))}}),
                ps.health == st ? 1 : 0);
     }
     if (ps.sample_age_seconds) AddGauge(age, base, *ps.sample_age_seconds);
@@ -193,12 +198,12 @@ void AddScoringFamilies(const model::Topology& topo,
   for (const model::Head& h : topo.heads) {
     auto it = scoring.heads.find(h.name);
     if (it == scoring.heads.end()) continue;
-    for (size_t i = 0; i < model::kPathHealthStates.size(); ++i) {
+    for (model::PathHealth st : model::kAllPathHealth) {
       AddGauge(head_paths,
                {{"subsystem", h.subsystem},
                 {"head", h.name},
-                {"state", std::string(model::kPathHealthStates[i])}},
-               it->second.paths_by_state[i]);
+                {"state", std::string(PathHealthLabel(st))}},
+               it->second.paths_by_state[model::Index(st)]);
     }
     if (it->second.latency_imbalance_ratio) {
       AddGauge(imbalance, {{"subsystem", h.subsystem}, {"head", h.name}},
@@ -216,9 +221,11 @@ void AddScoringFamilies(const model::Topology& topo,
   for (const model::Subsystem& s : topo.subsystems) {
     auto it = scoring.iopolicy_recommended.find(s.name);
     if (it == scoring.iopolicy_recommended.end()) continue;
-    for (absl::string_view pol : model::kRecommendedIopolicies) {
-      AddGauge(advised, {{"subsystem", s.name}, {"iopolicy", std::string(pol)}},
-               it->second.first == pol ? 1 : 0);
+    for (model::Iopolicy pol : model::kAdvisedIopolicies) {
+      AddGauge(advised,
+               {{"subsystem", s.name},
+                {"iopolicy", std::string(IopolicyLabel(pol))}},
+               it->second.iopolicy == pol ? 1 : 0);
     }
   }
   Push(out, std::move(advised));
@@ -284,7 +291,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     AddGauge(sub_info,
              {{"subsystem", s.name},
               {"nqn", s.nqn},
-              {"iopolicy", s.iopolicy},
+              {"iopolicy", std::string(IopolicyText(s))},
               {"model", s.model},
               {"serial", s.serial}},
              1);
@@ -331,9 +338,9 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
                          {"head", p.head},
                          {"path", p.name},
                          {"controller", p.controller}};
-    if (!p.ana_state.empty()) {
-      for (absl::string_view st : model::kAnaStates) {
-        AddGauge(ana, With(base, {{"state", std::string(st)}}),
+    if (!AnaStateText(p).empty()) {
+      for (model::AnaState st : model::kAllAnaStates) {
+        AddGauge(ana, With(base, {{"state", std::string(AnaStateLabel(st))}}),
                  p.ana_state == st ? 1 : 0);
       }
     }
@@ -359,12 +366,13 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
              "Number of I/O queues of a controller (admin queue excluded).",
              MetricType::Gauge);
   for (const model::Controller& c : topo.controllers) {
-    if (!c.state.empty()) {
-      const std::string norm = model::NormalizeControllerState(c.state);
-      for (absl::string_view st : model::kControllerStates) {
+    if (!ControllerStateText(c).empty()) {
+      const model::ControllerState member = model::StateSetMember(c.state);
+      for (model::ControllerState st : model::kControllerStateSet) {
         AddGauge(ctrl_state,
-                 {{"controller", c.name}, {"state", std::string(st)}},
-                 norm == st ? 1 : 0);
+                 {{"controller", c.name},
+                  {"state", std::string(ControllerStateLabel(st))}},
+                 member == st ? 1 : 0);
       }
     }
     AddGauge(ctrl_info,
@@ -419,9 +427,13 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
                          {"head", p.head},
                          {"path", p.name},
                          {"controller", p.controller}};
-    for (const auto& [cls, n] : it->second.errors_by_class) {
-      AddCounter(nvme_errors, With(base, {{"status_class", cls}}),
-                 static_cast<double>(n));
+    if (const auto& errors = it->second.errors_by_class) {
+      for (model::NvmeStatusClass cls : model::kNvmeErrorClasses) {
+        AddCounter(nvme_errors,
+                   With(base, {{"status_class",
+                                std::string(NvmeStatusClassLabel(cls))}}),
+                   static_cast<double>((*errors)[model::ErrorClassIndex(cls)]));
+      }
     }
     AddCounter(retries, base, static_cast<double>(it->second.retries));
     AddCounter(failovers, base, static_cast<double>(it->second.failovers));
@@ -443,8 +455,10 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
         Family("pathwise_bpf_events_dropped_total",
                "Events the eBPF sampler could not account, by reason.",
                MetricType::Counter);
-    for (const auto& [reason, n] : snapshot->sampler->dropped) {
-      AddCounter(dropped, {{"reason", reason}}, static_cast<double>(n));
+    for (model::DropReason reason : model::kAllDropReasons) {
+      AddCounter(dropped, {{"reason", std::string(DropReasonLabel(reason))}},
+                 static_cast<double>(
+                     snapshot->sampler->dropped[model::Index(reason)]));
     }
     Push(out, std::move(dropped));
     MetricFamily run_seconds = Family(

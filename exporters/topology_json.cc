@@ -1,6 +1,7 @@
 #include "exporters/topology_json.h"
 
 #include "absl/time/time.h"
+#include "exporters/labels.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -20,7 +21,7 @@ json ControllerJson(const model::Controller& c) {
       {"trsvcid", c.trsvcid},
       {"host_traddr", c.host_traddr},
       {"host_iface", c.host_iface},
-      {"state", c.state},
+      {"state", std::string(ControllerStateText(c))},
       {"cntlid", c.cntlid},
       {"numa_node", c.numa_node},
       {"io_queues", c.io_queues ? json(*c.io_queues) : json(nullptr)},
@@ -29,12 +30,13 @@ json ControllerJson(const model::Controller& c) {
 
 json IoJson(const model::IoStats& io) {
   json ops = json::object();
-  for (int i = 0; i < model::kOpCount; ++i) {
-    if (!io.ops[i]) continue;
-    ops[std::string(model::kOpNames[i])] = {
-        {"completed", io.ops[i]->completed},
-        {"bytes", io.ops[i]->bytes},
-        {"time_seconds", static_cast<double>(io.ops[i]->time_ns) / 1e9},
+  for (model::Op op : kOpExportOrder) {
+    const std::optional<model::OpStats>& s = io.op(op);
+    if (!s) continue;
+    ops[std::string(OpLabel(op))] = {
+        {"completed", s->completed},
+        {"bytes", s->bytes},
+        {"time_seconds", static_cast<double>(s->time_ns) / 1e9},
     };
   }
   return json{{"ops", ops},
@@ -43,13 +45,14 @@ json IoJson(const model::IoStats& io) {
 
 void AddScoring(const model::PathScoring& ps, json& path) {
   json weight = json::object(), ewma = json::object();
-  for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
-    const std::string group(model::kOpGroupNames[g]);
+  for (model::OpGroup og : model::kAllOpGroups) {
+    const size_t g = model::Index(og);
+    const std::string group(OpGroupLabel(og));
     weight[group] = ps.weight[g];
     ewma[group] = ps.latency_ewma_seconds[g] ? json(*ps.latency_ewma_seconds[g])
                                              : json(nullptr);
   }
-  path["health"] = ps.health;
+  path["health"] = std::string(PathHealthLabel(ps.health));
   path["weight"] = weight;
   path["score"] = ps.score ? json(*ps.score) : json(nullptr);
   path["latency_ewma_seconds"] = ewma;
@@ -71,11 +74,12 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
             {"name", p.name},
             {"dev", Dev(p.dev)},
             {"controller", p.controller},
-            {"ana_state", p.ana_state},
+            {"ana_state", std::string(AnaStateText(p))},
             {"numa_node", p.numa_node},
             {"transport", c ? c->transport : ""},
             {"address", c ? c->address : ""},
-            {"controller_state", c ? c->state : ""},
+            {"controller_state",
+             c ? std::string(ControllerStateText(*c)) : std::string()},
         });
         if (scoring != nullptr) {
           if (auto it = scoring->paths.find(p.name);
@@ -95,7 +99,7 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
     }
     subs.push_back({{"name", s.name},
                     {"nqn", s.nqn},
-                    {"iopolicy", s.iopolicy},
+                    {"iopolicy", std::string(IopolicyText(s))},
                     {"model", s.model},
                     {"serial", s.serial},
                     {"heads", heads},
@@ -103,8 +107,9 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
     if (scoring != nullptr) {
       if (auto it = scoring->iopolicy_recommended.find(s.name);
           it != scoring->iopolicy_recommended.end()) {
-        subs.back()["iopolicy_recommended"] = it->second.first;
-        subs.back()["iopolicy_recommended_reason"] = it->second.second;
+        subs.back()["iopolicy_recommended"] =
+            std::string(IopolicyLabel(it->second.iopolicy));
+        subs.back()["iopolicy_recommended_reason"] = it->second.reason;
       }
     }
   }
