@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "bpf/kernel_btf.h"
-#include "bpf/object_util.h"
+#include "bpf/program_stats.h"
 #include "bpf/status.h"
 #include "model/topology.h"
 #include "model/types.h"

@@ -7,6 +7,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "bpf/object_util.h"
 #include "pathwise_nvme.skel.h"
 
 namespace pathwise::bpf {

@@ -1,7 +1,7 @@
 // Helpers shared by the loaders of pathwise's BPF objects (block_object,
 // nvme_object): libbpf error reporting, per-CPU map reading and the kernel
 // IDs and run statistics of an object's programs, maps and links.
-// Internal to bpf/.
+// Internal to bpf/: included by its .cc files only.
 #ifndef PATHWISE_BPF_OBJECT_UTIL_H_
 #define PATHWISE_BPF_OBJECT_UTIL_H_
 
@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "bpf/program_stats.h"
 
 extern "C" {
 #include "bpf/pathwise_bpf.h"
@@ -27,23 +28,6 @@ namespace pathwise::bpf {
 
 // Size of the verifier log kept for error messages of a failed load.
 inline constexpr size_t kVerifierLogSize = 1 << 20;
-
-// Run statistics of one loaded program (bpf_prog_info).
-struct ProgramStats {
-  std::string name;    // kernel program name, e.g. "pw_done_btf"
-  std::string attach;  // e.g. "tp_btf/block_rq_complete"
-  uint32_t id = 0;
-  uint64_t run_time_ns = 0;  // 0 unless kernel.bpf_stats_enabled
-  uint64_t run_count = 0;    // idem
-  uint64_t recursion_misses = 0;
-};
-
-// Kernel IDs of what a loaded object created, for leak checks.
-struct ObjectIds {
-  std::vector<uint32_t> programs;
-  std::vector<uint32_t> maps;
-  std::vector<uint32_t> links;
-};
 
 std::string Errno(int err);
 

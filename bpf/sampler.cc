@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "bpf/object_util.h"
 
 namespace pathwise::bpf {
 namespace {

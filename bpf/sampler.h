@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "bpf/block_object.h"
 #include "bpf/nvme_object.h"
-#include "bpf/object_util.h"
+#include "bpf/program_stats.h"
 #include "bpf/status.h"
 #include "model/topology.h"
 
