@@ -20,7 +20,7 @@
 #include "agent/pipeline.h"
 #include "agent/version.h"
 #include "collectors/bpf_io_collector.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/sampler.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"

@@ -25,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=${1:-$root/build}
-tool=$build/bpf/pathwise_bpf_tool
+tool=$build/bench/pathwise_bpf_tool
 agent=$build/pathwise
 AGENT_PORT=${AGENT_PORT:-19877}
 RUNTIME=${RUNTIME:-5}

@@ -24,8 +24,9 @@
 #include <string_view>
 
 #include "CLI/CLI.hpp"
+#include "bpf/sampler.h"
 #include "bpf_nop.skel.h"
-#include "collectors/bpf_sampler.h"
+#include "exporters/labels.h"
 
 namespace {
 
@@ -112,31 +113,33 @@ void Print(const BpfSampler& sampler, const SamplerSnapshot& s, double elapsed,
     std::printf(
         "io %s %s completed=%llu bytes=%llu latency_sum_ns=%llu errors=%llu "
         "hist_count=%llu p50_s=%.9f p99_s=%.9f\n",
-        d.dev.ToString().c_str(),
-        std::string(pathwise::bpf::OpName(d.op)).c_str(),
+        pathwise::model::ToString(d.dev).c_str(),
+        std::string(pathwise::exporters::OpLabel(d.op)).c_str(),
         (unsigned long long)d.stats.completed,
-        (unsigned long long)d.stats.bytes,
-        (unsigned long long)d.stats.latency_sum_ns,
-        (unsigned long long)d.stats.errors,
-        (unsigned long long)d.stats.latency.Count(),
-        d.stats.latency.QuantileSeconds(0.5),
-        d.stats.latency.QuantileSeconds(0.99));
+        (unsigned long long)d.stats.bytes, (unsigned long long)d.stats.time_ns,
+        (unsigned long long)d.stats.errors.value_or(0),
+        (unsigned long long)d.stats.latency->Count(),
+        d.stats.latency->Quantile(0.5), d.stats.latency->Quantile(0.99));
   }
   for (const auto& p : s.paths) {
-    std::printf("path %s retries=%llu failovers=%llu", p.dev.ToString().c_str(),
-                (unsigned long long)p.retries, (unsigned long long)p.failovers);
-    for (size_t i = 0; i < p.errors_by_class.size(); ++i) {
-      std::printf(" %s=%llu",
-                  std::string(pathwise::bpf::NvmeStatusClassName(
-                                  pathwise::bpf::kNvmeErrorClasses[i]))
-                      .c_str(),
-                  (unsigned long long)p.errors_by_class[i]);
+    std::printf("path %s retries=%llu failovers=%llu",
+                pathwise::model::ToString(p.dev).c_str(),
+                (unsigned long long)p.stats.retries,
+                (unsigned long long)p.stats.failovers);
+    if (const auto& errors = p.stats.errors_by_class) {
+      for (size_t i = 0; i < errors->size(); ++i) {
+        std::printf(" %s=%llu",
+                    std::string(pathwise::exporters::NvmeStatusClassLabel(
+                                    pathwise::model::kNvmeErrorClasses[i]))
+                        .c_str(),
+                    (unsigned long long)(*errors)[i]);
+      }
     }
     std::printf("\n");
   }
-  for (pathwise::bpf::DropReason r : pathwise::bpf::kAllDropReasons) {
+  for (pathwise::model::DropReason r : pathwise::model::kAllDropReasons) {
     std::printf("dropped %s %llu\n",
-                std::string(pathwise::bpf::DropReasonName(r)).c_str(),
+                std::string(pathwise::exporters::DropReasonLabel(r)).c_str(),
                 (unsigned long long)s.dropped[static_cast<size_t>(r)]);
   }
   std::printf("start_from_kernel %llu\nstart_from_own %llu\n",

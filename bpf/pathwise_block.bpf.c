@@ -6,7 +6,7 @@
  *
  * Two flavours of each program are compiled: tp_btf (direct BTF loads,
  * cheapest) and raw_tp (CO-RE probe reads), and userspace autoloads the
- * one the kernel supports (collectors/bpf_sampler.cc probes tp_btf first).
+ * one the kernel supports (bpf/block_object.cc probes tp_btf first).
  */
 // clang-format off: vmlinux types must come first.
 #include "pathwise_vmlinux.h"
@@ -23,7 +23,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Settings, filled in by userspace from the running kernel's BTF before
- * load (collectors/bpf_btf.cc). */
+ * load (bpf/kernel_btf.cc). */
 const volatile __u8 op_class[PW_REQ_OP_SLOTS] = {};
 const volatile __u32 queue_flag_stats_bit = 20; /* QUEUE_FLAG_STATS */
 const volatile __u32 rqf_stats_mask = 1U << 17; /* RQF_STATS */

@@ -104,8 +104,7 @@ enum pw_counter {
   PW_CNT_DROP_IO_FULL = 2,        /* I/O map and spill slots full */
   PW_CNT_DROP_PATH_FULL = 3,      /* path map full (block program) */
   PW_CNT_DROP_NVME_PATH_FULL = 4, /* path map full (nvme program) */
-  PW_CNT_NVME_NO_DISK = 5,        /* nvme_complete_rq without a disk (admin) */
-  PW_CNT_COUNT = 6,
+  PW_CNT_COUNT = 5,
 };
 
 struct pw_counters {

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Histogram bucket maths shared verbatim by the BPF programs and userspace,
- * so that the kernel's bucketing and the exported `le` bounds cannot drift.
+ * Histogram bucket maths of the BPF programs. model/histogram.h is the same
+ * layout in C++ (what userspace merges, exports and takes quantiles of);
+ * bpf/status.cc checks the constants at compile time and
+ * tests/bpf/histogram_test.cc compares the bucketing, so that the kernel's
+ * buckets and the exported `le` bounds cannot drift.
  *
  * Prometheus `le` semantics: bucket i holds latencies v with
  *   upper(i - 1) < v <= upper(i).

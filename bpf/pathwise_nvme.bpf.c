@@ -38,10 +38,7 @@ static __always_inline int pw_nvme_account(struct request *rq,
   __u64 window = 0;
   __u32 status, retries, dev;
 
-  if (!disk) {
-    pw_cnt_inc(PW_CNT_NVME_NO_DISK); /* admin queue, fabrics connect */
-    return 0;
-  }
+  if (!disk) return 0; /* admin queue, fabrics connect: no path */
   /* One read covers retries .. status (adjacent u8 fields and a u16). */
   if (bpf_probe_read_kernel(&window, sizeof(window),
                             (void *)((unsigned long)rq + request_size +

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * NVMe status classification shared verbatim by the nvme_complete_rq
- * program and userspace (collectors/bpf_status.cc), so that the unit tests
+ * program and userspace (bpf/status.cc), so that the unit tests
  * test the kernel's code.
  *
  * `status` is nvme_request.status as the kernel stores it: the CQE status

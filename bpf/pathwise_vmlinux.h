@@ -16,7 +16,7 @@
  * Every field below exists under this name in Linux 5.17 through 6.18
  * (rq->rq_disk was removed in 5.17 in favour of rq->q->disk).
  * Flag and enum values are not taken from here: userspace reads them from
- * the running kernel's BTF and passes them in .rodata (collectors/bpf_btf.cc).
+ * the running kernel's BTF and passes them in .rodata (bpf/kernel_btf.cc).
  */
 #ifndef PATHWISE_BPF_PATHWISE_VMLINUX_H_
 #define PATHWISE_BPF_PATHWISE_VMLINUX_H_

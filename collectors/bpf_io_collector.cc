@@ -5,85 +5,42 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::collectors {
 namespace {
 
-using OpMap = std::map<model::Op, bpf::IoStats>;
+using OpMap = std::map<model::Op, model::OpStats>;
 
-std::shared_ptr<const std::vector<double>> Bounds() {
-  auto b = std::make_shared<std::vector<double>>();
-  b->reserve(bpf::LatencyHistogram::kBuckets);
-  for (size_t i = 0; i < bpf::LatencyHistogram::kBuckets; ++i) {
-    b->push_back(bpf::LatencyHistogram::UpperBoundSeconds(i));
-  }
-  return b;
-}
-
-model::OpStats ToModel(const bpf::IoStats& s,
-                       const std::shared_ptr<const std::vector<double>>& b) {
-  model::OpStats o;
-  o.completed = s.completed;
-  o.bytes = s.bytes;
-  o.time_ns = s.latency_sum_ns;
-  o.errors = s.errors;
-  model::Histogram h;
-  h.upper_bounds = b;
-  h.counts.assign(s.latency.buckets().begin(), s.latency.buckets().end());
-  h.sum_seconds = static_cast<double>(s.latency_sum_ns) / 1e9;
-  o.latency = std::move(h);
-  return o;
-}
-
-// Read and write always, other ops once seen.
-model::IoStats ToModel(const OpMap& ops,
-                       const std::shared_ptr<const std::vector<double>>& b) {
+// Read and write always (zero until the device does I/O), other ops once
+// seen.
+model::IoStats ToModel(const OpMap& ops) {
+  model::OpStats zero;
+  zero.errors = 0;
+  zero.latency.emplace();
   model::IoStats io;
-  io.op(model::Op::kRead) = ToModel(bpf::IoStats{}, b);
-  io.op(model::Op::kWrite) = ToModel(bpf::IoStats{}, b);
-  for (const auto& [op, stats] : ops) io.op(op) = ToModel(stats, b);
+  io.op(model::Op::kRead) = zero;
+  io.op(model::Op::kWrite) = zero;
+  for (const auto& [op, stats] : ops) io.op(op) = stats;
   return io;
 }
 
 }  // namespace
 
 bool IsNvmePathDiskName(absl::string_view name) {
-  // nvme<digits>c<digits>n<digits>
-  auto digits = [&](size_t& i) {
-    const size_t from = i;
-    while (i < name.size() && absl::ascii_isdigit(name[i])) ++i;
-    return i > from;
-  };
-  if (name.substr(0, 4) != "nvme") return false;
-  size_t i = 4;
-  if (!digits(i) || i >= name.size() || name[i++] != 'c') return false;
-  if (!digits(i) || i >= name.size() || name[i++] != 'n') return false;
-  return digits(i) && i == name.size();
-}
-
-model::Op ToModelOp(bpf::Op op) {
-  const std::string_view name = bpf::OpName(op);
-  for (int i = 0; i < model::kOpCount; ++i) {
-    if (model::kOpNames[i] == absl::string_view(name.data(), name.size())) {
-      return static_cast<model::Op>(i);
-    }
-  }
-  return model::Op::kOther;
+  return model::ParseNvmePathName(name).has_value();
 }
 
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
                     const model::Topology& topo, IoReading& io) {
-  const std::shared_ptr<const std::vector<double>> bounds = Bounds();
 
   // Sum by disk name: a name may have had several dev_t over time (a path
   // deleted and re-created); its counters stay monotonic.
   std::map<std::string, OpMap, std::less<>> by_name;
   for (const bpf::DeviceIo& d : samples.io) {
-    const std::string name = d.disk.empty() ? d.dev.ToString() : d.disk;
-    by_name[name][ToModelOp(d.op)].Merge(d.stats);
+    const std::string name = d.disk.empty() ? model::ToString(d.dev) : d.disk;
+    by_name[name][d.op].Merge(d.stats);
   }
 
   std::map<std::string, const model::Path*, std::less<>> paths;
@@ -96,13 +53,13 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
   for (const model::Path& p : topo.paths) {
     auto it = by_name.find(p.name);
     const OpMap& ops = it == by_name.end() ? none : it->second;
-    io.path_io[p.name] = ToModel(ops, bounds);
+    io.path_io[p.name] = ToModel(ops);
     if (auto h = heads.find(p.head); h != heads.end()) {
       for (const auto& [op, stats] : ops) h->second[op].Merge(stats);
     }
   }
   for (const auto& [name, ops] : heads) {
-    io.head_io[name] = ToModel(ops, bounds);
+    io.head_io[name] = ToModel(ops);
   }
 
   // Other block devices. Hidden NVMe path disks that left the topology
@@ -113,40 +70,35 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
           IsNvmePathDiskName(name)) {
         continue;
       }
-      io.device_io[name] = ToModel(ops, bounds);
+      io.device_io[name] = ToModel(ops);
     }
   }
 
-  // NVMe statistics per path.
+  // NVMe statistics per path. Error classes only while nvme_complete_rq
+  // is attached: without it they are unknown, not zero.
   std::map<std::string, model::PathNvmeStats, std::less<>> nvme;
   const bool have_status =
       samples.nvme_state == bpf::NvmeAttachState::kAttached;
   for (const model::Path& p : topo.paths) {
     model::PathNvmeStats& s = nvme[p.name];
-    if (have_status) {
-      for (bpf::NvmeStatusClass c : bpf::kNvmeErrorClasses) {
-        s.errors_by_class.emplace_back(std::string(bpf::NvmeStatusClassName(c)),
-                                       0);
-      }
-    }
+    if (have_status) s.errors_by_class.emplace();
   }
-  for (const bpf::PathNvmeStats& ps : samples.paths) {
+  for (const bpf::PathSample& ps : samples.paths) {
     auto it = nvme.find(ps.disk);
     if (it == nvme.end()) continue;
     model::PathNvmeStats& s = it->second;
-    s.retries += ps.retries;
-    s.failovers += ps.failovers;
-    for (size_t i = 0; i < s.errors_by_class.size(); ++i) {
-      s.errors_by_class[i].second += ps.errors_by_class[i];
+    s.retries += ps.stats.retries;
+    s.failovers += ps.stats.failovers;
+    if (s.errors_by_class && ps.stats.errors_by_class) {
+      for (size_t i = 0; i < model::kNvmeErrorClassCount; ++i) {
+        (*s.errors_by_class)[i] += (*ps.stats.errors_by_class)[i];
+      }
     }
   }
   for (auto& [name, s] : nvme) io.path_nvme[name] = std::move(s);
 
   model::SamplerStats st;
-  for (bpf::DropReason r : bpf::kAllDropReasons) {
-    st.dropped.emplace_back(std::string(bpf::DropReasonName(r)),
-                            samples.dropped[static_cast<size_t>(r)]);
-  }
+  st.dropped = samples.dropped;
   if (samples.bpf_stats_enabled) {
     for (const bpf::ProgramStats& p : samples.programs) {
       st.programs.push_back({p.name, p.run_time_ns, p.run_count});

@@ -1,5 +1,5 @@
 // BpfIoCollector: I/O statistics from the eBPF path sampler
-// (collectors/bpf_sampler.h). Each interval it reads the sampler's per-CPU
+// (bpf/sampler.h). Each interval it reads the sampler's per-CPU
 // maps and joins them with the topology the topology source just built:
 //  - per path (hidden disk nvmeXcYnZ): completed, bytes, latency histogram
 //    per op (passthru included), NVMe error classes, retries, failovers;
@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/sampler.h"
 #include "collectors/collector.h"
 #include "model/topology.h"
 
@@ -30,9 +30,6 @@ enum class DeviceScope {
 
 // Whether `name` is a hidden NVMe multipath path disk (nvme0c1n1).
 bool IsNvmePathDiskName(absl::string_view name);
-
-// The model op of a sampler op (same label value).
-model::Op ToModelOp(bpf::Op op);
 
 // Joins `samples` with `topology` and fills io's path_io, head_io,
 // path_nvme, device_io (kAll only), sampler and io_source ("bpf").

@@ -7,20 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "collectors/collector.h"
+#include "collectors/kernel_strings.h"
 #include "collectors/sysfs_reader.h"
 
 namespace pathwise::collectors {
 namespace {
-
-// Parses "nvme<digits><sep>..." helpers.
-bool ConsumeNumber(absl::string_view& s, absl::string_view* num) {
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i == 0) return false;
-  *num = s.substr(0, i);
-  s.remove_prefix(i);
-  return true;
-}
 
 // The builder's running state: the error list and the attribute helpers
 // that feed it.
@@ -77,7 +68,7 @@ model::Subsystem Builder::BuildSubsystem(const RawSubsystem& raw) {
   model::Subsystem sub;
   sub.name = raw.name;
   sub.nqn = raw.nqn;
-  sub.iopolicy = Str(raw.iopolicy);
+  SetIopolicy(Str(raw.iopolicy), sub);
   sub.model = Str(raw.model);
   sub.serial = Str(raw.serial);
   return sub;
@@ -94,7 +85,7 @@ model::Controller Builder::BuildController(const RawController& raw) {
   ctrl.trsvcid = raw.trsvcid;
   ctrl.host_traddr = raw.host_traddr;
   ctrl.host_iface = raw.host_iface;
-  ctrl.state = Required(raw.state, cdir + "/state");
+  SetControllerState(Required(raw.state, cdir + "/state"), ctrl);
   ctrl.cntlid = Str(raw.cntlid);
   if (!ctrl.cntlid.empty() && !ParseInt(ctrl.cntlid).ok()) {
     errors_.Add(absl::InvalidArgumentError(
@@ -136,12 +127,11 @@ void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
   // For a controller without ANA (no ana_state attribute) libnvme 1.3
   // reports "optimized", which is how the kernel treats such a path
   // (nvme_mpath_add_disk() sets NVME_ANA_OPTIMIZED).
-  path.ana_state = Required(raw.ana_state, pdir + "/ana_state");
-  if (!path.ana_state.empty() &&
-      std::find(model::kAnaStates.begin(), model::kAnaStates.end(),
-                path.ana_state) == model::kAnaStates.end()) {
-    errors_.Add(absl::InvalidArgumentError(absl::StrCat(
-        pdir, "/ana_state: unknown ANA state \"", path.ana_state, "\"")));
+  SetAnaState(Required(raw.ana_state, pdir + "/ana_state"), path);
+  if (!path.unknown_ana_state.empty()) {
+    errors_.Add(absl::InvalidArgumentError(
+        absl::StrCat(pdir, "/ana_state: unknown ANA state \"",
+                     path.unknown_ana_state, "\"")));
   }
   if (raw.dev) {
     path.dev = Dev(*raw.dev, absl::StrCat("block/", path.name, "/dev"));
@@ -218,11 +208,8 @@ BuiltTopology Builder::Build(const RawTopology& raw) {
 }  // namespace
 
 absl::StatusOr<std::string> HeadNameOfPath(absl::string_view path) {
-  absl::string_view s = path, subsys, ctrl, ns;
-  if (absl::ConsumePrefix(&s, "nvme") && ConsumeNumber(s, &subsys) &&
-      absl::ConsumePrefix(&s, "c") && ConsumeNumber(s, &ctrl) &&
-      absl::ConsumePrefix(&s, "n") && ConsumeNumber(s, &ns) && s.empty()) {
-    return absl::StrCat("nvme", subsys, "n", ns);
+  if (std::optional<model::NvmePathName> p = model::ParseNvmePathName(path)) {
+    return model::HeadName(*p);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("path name \"", path, "\" is not nvme<S>c<C>n<N>"));

@@ -30,17 +30,16 @@ void AddCounter(MetricFamily& f, Labels labels, double value) {
   f.metric.push_back(std::move(m));
 }
 
-void AddHistogram(MetricFamily& f, Labels labels, const model::Histogram& h) {
+void AddHistogram(MetricFamily& f, Labels labels,
+                  const model::LatencyHistogram& h, double sum_seconds) {
   ClientMetric m;
   m.label = std::move(labels);
-  const std::vector<uint64_t> cumulative = h.Cumulative();
-  m.histogram.sample_count = cumulative.empty() ? 0 : cumulative.back();
-  m.histogram.sample_sum = h.sum_seconds;
-  if (h.upper_bounds != nullptr) {
-    const std::vector<double>& bounds = *h.upper_bounds;
-    for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
-      m.histogram.bucket.push_back({cumulative[i], bounds[i]});
-    }
+  const auto cumulative = h.Cumulative();
+  m.histogram.sample_count = cumulative.back();
+  m.histogram.sample_sum = sum_seconds;
+  for (size_t i = 0; i < cumulative.size(); ++i) {
+    m.histogram.bucket.push_back(
+        {cumulative[i], model::LatencyHistogram::UpperBoundSeconds(i)});
   }
   f.metric.push_back(std::move(m));
 }

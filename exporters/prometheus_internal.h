@@ -20,8 +20,9 @@ prometheus::MetricFamily Family(std::string name, std::string help,
 
 void AddGauge(prometheus::MetricFamily& f, Labels labels, double value);
 void AddCounter(prometheus::MetricFamily& f, Labels labels, double value);
+// A latency histogram with its sum (the I/O time counter of the same I/Os).
 void AddHistogram(prometheus::MetricFamily& f, Labels labels,
-                  const model::Histogram& h);
+                  const model::LatencyHistogram& h, double sum_seconds);
 
 // `base` followed by `more`.
 Labels With(Labels base,

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/labels.h"
 #include "exporters/prometheus_internal.h"
 
 namespace pathwise::exporters::internal {
@@ -48,14 +49,17 @@ struct IoFamilies {
                       MetricType::Counter)) {}
 
   void Add(const Labels& labels, const model::IoStats& io) {
-    for (int i = 0; i < model::kOpCount; ++i) {
-      const std::optional<model::OpStats>& op = io.ops[i];
+    for (model::Op o : kOpExportOrder) {
+      const std::optional<model::OpStats>& op = io.op(o);
       if (!op) continue;
-      Labels l = With(labels, {{"op", std::string(model::kOpNames[i])}});
+      Labels l = With(labels, {{"op", std::string(OpLabel(o))}});
       AddCounter(completed, l, static_cast<double>(op->completed));
       AddCounter(bytes, l, static_cast<double>(op->bytes));
       AddCounter(time, l, static_cast<double>(op->time_ns) / 1e9);
-      if (op->latency) AddHistogram(latency, l, *op->latency);
+      if (op->latency) {
+        AddHistogram(latency, l, *op->latency,
+                     static_cast<double>(op->time_ns) / 1e9);
+      }
       if (op->errors) AddCounter(errors, l, static_cast<double>(*op->errors));
     }
     if (io.inflight) {

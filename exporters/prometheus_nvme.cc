@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/labels.h"
 #include "exporters/prometheus_internal.h"
 
 namespace pathwise::exporters::internal {
@@ -32,9 +33,13 @@ void AddPathNvmeFamilies(const model::Snapshot& snapshot,
     auto it = snapshot.path_nvme.find(p.name);
     if (it == snapshot.path_nvme.end()) continue;
     const Labels base = PathLabels(p);
-    for (const auto& [cls, n] : it->second.errors_by_class) {
-      AddCounter(nvme_errors, With(base, {{"status_class", cls}}),
-                 static_cast<double>(n));
+    if (const auto& errors = it->second.errors_by_class) {
+      for (model::NvmeStatusClass cls : model::kNvmeErrorClasses) {
+        AddCounter(nvme_errors,
+                   With(base, {{"status_class",
+                                std::string(NvmeStatusClassLabel(cls))}}),
+                   static_cast<double>((*errors)[model::ErrorClassIndex(cls)]));
+      }
     }
     AddCounter(retries, base, static_cast<double>(it->second.retries));
     AddCounter(failovers, base, static_cast<double>(it->second.failovers));
@@ -51,8 +56,10 @@ void AddSamplerFamilies(const model::Snapshot& snapshot,
       Family("pathwise_bpf_events_dropped_total",
              "Events the eBPF sampler could not account, by reason.",
              MetricType::Counter);
-  for (const auto& [reason, n] : snapshot.sampler->dropped) {
-    AddCounter(dropped, {{"reason", reason}}, static_cast<double>(n));
+  for (model::DropReason reason : model::kAllDropReasons) {
+    AddCounter(dropped, {{"reason", std::string(DropReasonLabel(reason))}},
+               static_cast<double>(
+                   snapshot.sampler->dropped[model::Index(reason)]));
   }
   Push(out, std::move(dropped));
   MetricFamily run_seconds =

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/labels.h"
 #include "exporters/prometheus_internal.h"
 
 namespace pathwise::exporters::internal {
@@ -45,17 +46,19 @@ void AddPathScoringFamilies(const model::Topology& topo,
     if (it == scoring.paths.end()) continue;
     const model::PathScoring& ps = it->second;
     const Labels base = PathLabels(p);
-    for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
+    for (model::OpGroup group : model::kAllOpGroups) {
+      const size_t g = model::Index(group);
       const Labels l =
-          With(base, {{"op_group", std::string(model::kOpGroupNames[g])}});
+          With(base, {{"op_group", std::string(OpGroupLabel(group))}});
       if (ps.latency_ewma_seconds[g]) {
         AddGauge(ewma, l, *ps.latency_ewma_seconds[g]);
       }
       AddGauge(weight, l, ps.weight[g]);
     }
     if (ps.score) AddGauge(score, base, *ps.score);
-    for (absl::string_view st : model::kPathHealthStates) {
-      AddGauge(health, With(base, {{"state", std::string(st)}}),
+    for (model::PathHealth st : model::kAllPathHealth) {
+      AddGauge(health,
+               With(base, {{"state", std::string(PathHealthLabel(st))}}),
                ps.health == st ? 1 : 0);
     }
     if (ps.sample_age_seconds) AddGauge(age, base, *ps.sample_age_seconds);
@@ -81,12 +84,12 @@ void AddHeadScoringFamilies(const model::Topology& topo,
   for (const model::Head& h : topo.heads) {
     auto it = scoring.heads.find(h.name);
     if (it == scoring.heads.end()) continue;
-    for (size_t i = 0; i < model::kPathHealthStates.size(); ++i) {
+    for (model::PathHealth st : model::kAllPathHealth) {
       AddGauge(head_paths,
                {{"subsystem", h.subsystem},
                 {"head", h.name},
-                {"state", std::string(model::kPathHealthStates[i])}},
-               it->second.paths_by_state[i]);
+                {"state", std::string(PathHealthLabel(st))}},
+               it->second.paths_by_state[model::Index(st)]);
     }
     if (it->second.latency_imbalance_ratio) {
       AddGauge(imbalance, {{"subsystem", h.subsystem}, {"head", h.name}},
@@ -108,9 +111,11 @@ void AddSubsystemScoringFamilies(const model::Topology& topo,
   for (const model::Subsystem& s : topo.subsystems) {
     auto it = scoring.iopolicy_recommended.find(s.name);
     if (it == scoring.iopolicy_recommended.end()) continue;
-    for (absl::string_view pol : model::kRecommendedIopolicies) {
-      AddGauge(advised, {{"subsystem", s.name}, {"iopolicy", std::string(pol)}},
-               it->second.first == pol ? 1 : 0);
+    for (model::Iopolicy pol : model::kAdvisedIopolicies) {
+      AddGauge(advised,
+               {{"subsystem", s.name},
+                {"iopolicy", std::string(IopolicyLabel(pol))}},
+               it->second.iopolicy == pol ? 1 : 0);
     }
   }
   Push(out, std::move(advised));

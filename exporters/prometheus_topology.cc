@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/labels.h"
 #include "exporters/prometheus_internal.h"
 
 namespace pathwise::exporters::internal {
@@ -21,7 +22,7 @@ void AddSubsystemAndHeadFamilies(const model::Topology& topo,
     AddGauge(sub_info,
              {{"subsystem", s.name},
               {"nqn", s.nqn},
-              {"iopolicy", s.iopolicy},
+              {"iopolicy", std::string(IopolicyText(s))},
               {"model", s.model},
               {"serial", s.serial}},
              1);
@@ -61,9 +62,9 @@ void AddPathFamilies(const model::Topology& topo,
     const Labels base = PathLabels(p);
     AddGauge(path_info,
              With(base, {{"transport", transport}, {"address", address}}), 1);
-    if (!p.ana_state.empty()) {
-      for (absl::string_view st : model::kAnaStates) {
-        AddGauge(ana, With(base, {{"state", std::string(st)}}),
+    if (!AnaStateText(p).empty()) {
+      for (model::AnaState st : model::kAllAnaStates) {
+        AddGauge(ana, With(base, {{"state", std::string(AnaStateLabel(st))}}),
                  p.ana_state == st ? 1 : 0);
       }
     }
@@ -88,12 +89,13 @@ void AddControllerFamilies(const model::Topology& topo,
              "Number of I/O queues of a controller (admin queue excluded).",
              MetricType::Gauge);
   for (const model::Controller& c : topo.controllers) {
-    if (!c.state.empty()) {
-      const std::string norm = model::NormalizeControllerState(c.state);
-      for (absl::string_view st : model::kControllerStates) {
+    if (!ControllerStateText(c).empty()) {
+      const model::ControllerState member = model::StateSetMember(c.state);
+      for (model::ControllerState st : model::kControllerStateSet) {
         AddGauge(ctrl_state,
-                 {{"controller", c.name}, {"state", std::string(st)}},
-                 norm == st ? 1 : 0);
+                 {{"controller", c.name},
+                  {"state", std::string(ControllerStateLabel(st))}},
+                 member == st ? 1 : 0);
       }
     }
     AddGauge(ctrl_info,

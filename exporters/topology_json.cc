@@ -1,8 +1,7 @@
 #include "exporters/topology_json.h"
 
-#include <cmath>
-
 #include "absl/time/time.h"
+#include "exporters/labels.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -22,7 +21,7 @@ json ControllerJson(const model::Controller& c) {
       {"trsvcid", c.trsvcid},
       {"host_traddr", c.host_traddr},
       {"host_iface", c.host_iface},
-      {"state", c.state},
+      {"state", std::string(ControllerStateText(c))},
       {"cntlid", c.cntlid},
       {"numa_node", c.numa_node},
       {"io_queues", c.io_queues ? json(*c.io_queues) : json(nullptr)},
@@ -31,32 +30,33 @@ json ControllerJson(const model::Controller& c) {
 
 // JSON has no infinity: the +Inf bound is left out, so "counts" has one
 // more entry than "upper_bounds_seconds" (the last one: above every bound).
-json HistogramJson(const model::Histogram& h) {
+json HistogramJson(const model::LatencyHistogram& h, double sum_seconds) {
   json bounds = json::array();
-  if (h.upper_bounds != nullptr) {
-    for (double b : *h.upper_bounds) {
-      if (std::isfinite(b)) bounds.push_back(b);
-    }
+  for (size_t i = 0; i < model::LatencyHistogram::kFiniteBuckets; ++i) {
+    bounds.push_back(model::LatencyHistogram::UpperBoundSeconds(i));
   }
   return json{{"upper_bounds_seconds", bounds},
-              {"counts", h.counts},
+              {"counts", h.buckets()},
               {"count", h.Count()},
-              {"sum_seconds", h.sum_seconds}};
+              {"sum_seconds", sum_seconds}};
 }
 
 json IoJson(const model::IoStats& io) {
   json ops = json::object();
-  for (int i = 0; i < model::kOpCount; ++i) {
-    if (!io.ops[i]) continue;
-    const model::OpStats& op = *io.ops[i];
-    json& o = ops[std::string(model::kOpNames[i])];
+  for (model::Op o_op : kOpExportOrder) {
+    if (!io.op(o_op)) continue;
+    const model::OpStats& op = *io.op(o_op);
+    json& o = ops[std::string(OpLabel(o_op))];
     o = {
         {"completed", op.completed},
         {"bytes", op.bytes},
         {"time_seconds", static_cast<double>(op.time_ns) / 1e9},
     };
     if (op.errors) o["errors"] = *op.errors;
-    if (op.latency) o["latency_seconds"] = HistogramJson(*op.latency);
+    if (op.latency) {
+      o["latency_seconds"] =
+          HistogramJson(*op.latency, static_cast<double>(op.time_ns) / 1e9);
+    }
   }
   return json{{"ops", ops},
               {"inflight", io.inflight ? json(*io.inflight) : json(nullptr)}};
@@ -72,8 +72,15 @@ json NvmeJson(
     const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme) {
   json out = json::object();
   for (const auto& [path, st] : path_nvme) {
-    json classes = json::object();
-    for (const auto& [cls, n] : st.errors_by_class) classes[cls] = n;
+    // null while the nvme_complete_rq program is not attached.
+    json classes = nullptr;
+    if (st.errors_by_class) {
+      classes = json::object();
+      for (model::NvmeStatusClass cls : model::kNvmeErrorClasses) {
+        classes[std::string(NvmeStatusClassLabel(cls))] =
+            (*st.errors_by_class)[model::ErrorClassIndex(cls)];
+      }
+    }
     out[path] = {{"errors_by_class", classes},
                  {"retries", st.retries},
                  {"failovers", st.failovers}};
@@ -84,7 +91,10 @@ json NvmeJson(
 json SamplerJson(const std::optional<model::SamplerStats>& sampler) {
   if (!sampler) return nullptr;
   json dropped = json::object();
-  for (const auto& [reason, n] : sampler->dropped) dropped[reason] = n;
+  for (model::DropReason reason : model::kAllDropReasons) {
+    dropped[std::string(DropReasonLabel(reason))] =
+        sampler->dropped[model::Index(reason)];
+  }
   json programs = json::array();
   for (const model::SamplerStats::Program& p : sampler->programs) {
     programs.push_back(
@@ -101,12 +111,13 @@ json Optional(const std::optional<double>& v) {
 
 void AddScoring(const model::PathScoring& ps, json& path) {
   json weight = json::object(), ewma = json::object();
-  for (size_t g = 0; g < model::kOpGroupNames.size(); ++g) {
-    const std::string group(model::kOpGroupNames[g]);
+  for (model::OpGroup og : model::kAllOpGroups) {
+    const size_t g = model::Index(og);
+    const std::string group(OpGroupLabel(og));
     weight[group] = ps.weight[g];
     ewma[group] = Optional(ps.latency_ewma_seconds[g]);
   }
-  path["health"] = ps.health;
+  path["health"] = std::string(PathHealthLabel(ps.health));
   path["weight"] = weight;
   path["score"] = Optional(ps.score);
   path["latency_ewma_seconds"] = ewma;
@@ -125,15 +136,17 @@ json ScoringJson(const std::optional<model::Scoring>& scoring) {
   }
   for (const auto& [name, hs] : scoring->heads) {
     json by_state = json::object();
-    for (size_t i = 0; i < model::kPathHealthStates.size(); ++i) {
-      by_state[std::string(model::kPathHealthStates[i])] = hs.paths_by_state[i];
+    for (model::PathHealth st : model::kAllPathHealth) {
+      by_state[std::string(PathHealthLabel(st))] =
+          hs.paths_by_state[model::Index(st)];
     }
     heads[name] = {
         {"paths_by_state", by_state},
         {"latency_imbalance_ratio", Optional(hs.latency_imbalance_ratio)}};
   }
   for (const auto& [subsystem, rec] : scoring->iopolicy_recommended) {
-    advice[subsystem] = {{"iopolicy", rec.first}, {"reason", rec.second}};
+    advice[subsystem] = {{"iopolicy", std::string(IopolicyLabel(rec.iopolicy))},
+                         {"reason", rec.reason}};
   }
   return json{
       {"paths", paths}, {"heads", heads}, {"iopolicy_recommended", advice}};
@@ -155,11 +168,12 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
             {"name", p.name},
             {"dev", Dev(p.dev)},
             {"controller", p.controller},
-            {"ana_state", p.ana_state},
+            {"ana_state", std::string(AnaStateText(p))},
             {"numa_node", p.numa_node},
             {"transport", c ? c->transport : ""},
             {"address", c ? c->address : ""},
-            {"controller_state", c ? c->state : ""},
+            {"controller_state",
+             c ? std::string(ControllerStateText(*c)) : std::string()},
         });
         if (scoring != nullptr) {
           if (auto it = scoring->paths.find(p.name);
@@ -179,7 +193,7 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
     }
     subs.push_back({{"name", s.name},
                     {"nqn", s.nqn},
-                    {"iopolicy", s.iopolicy},
+                    {"iopolicy", std::string(IopolicyText(s))},
                     {"model", s.model},
                     {"serial", s.serial},
                     {"heads", heads},
@@ -187,8 +201,9 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
     if (scoring != nullptr) {
       if (auto it = scoring->iopolicy_recommended.find(s.name);
           it != scoring->iopolicy_recommended.end()) {
-        subs.back()["iopolicy_recommended"] = it->second.first;
-        subs.back()["iopolicy_recommended_reason"] = it->second.second;
+        subs.back()["iopolicy_recommended"] =
+            std::string(IopolicyLabel(it->second.iopolicy));
+        subs.back()["iopolicy_recommended_reason"] = it->second.reason;
       }
     }
   }

@@ -2,11 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "exporters/labels.h"
 
 namespace pathwise::exporters {
 namespace {
 
-std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string OrDash(absl::string_view s) {
+  return s.empty() ? "-" : std::string(s);
+}
 
 }  // namespace
 
@@ -28,12 +31,13 @@ std::string TopologyToText(const model::Topology& t,
   for (const model::Subsystem& s : t.subsystems) {
     const std::string indent(s.name.size() + 3, ' ');
     absl::StrAppend(&out, s.name, " - NQN=", s.nqn, "\n", indent,
-                    "iopolicy=", OrDash(s.iopolicy), " model=", OrDash(s.model),
-                    " serial=", OrDash(s.serial));
+                    "iopolicy=", OrDash(IopolicyText(s)),
+                    " model=", OrDash(s.model), " serial=", OrDash(s.serial));
     if (scoring != nullptr) {
       auto it = scoring->iopolicy_recommended.find(s.name);
       if (it != scoring->iopolicy_recommended.end()) {
-        absl::StrAppend(&out, " recommended=", it->second.first);
+        absl::StrAppend(&out,
+                        " recommended=", IopolicyLabel(it->second.iopolicy));
       }
     }
     absl::StrAppend(&out, "\n\\\n");
@@ -47,14 +51,15 @@ std::string TopologyToText(const model::Topology& t,
         absl::StrAppend(&out, " |  +- ", p.name, " ", p.controller, " ",
                         OrDash(c ? c->transport : ""), " ",
                         OrDash(c ? c->address : ""), " ",
-                        OrDash(c ? c->state : ""), " ", OrDash(p.ana_state));
+                        OrDash(c ? ControllerStateText(*c) : ""), " ",
+                        OrDash(AnaStateText(p)));
         if (scoring != nullptr) {
           if (auto it = scoring->paths.find(p.name);
               it != scoring->paths.end()) {
             const model::PathScoring& ps = it->second;
             absl::StrAppend(
-                &out, " ", ps.health, " weight=", ps.weight[0], "/",
-                ps.weight[1], "/", ps.weight[2],
+                &out, " ", PathHealthLabel(ps.health), " weight=", ps.weight[0],
+                "/", ps.weight[1], "/", ps.weight[2],
                 " score=", ps.score ? absl::StrFormat("%.0f", *ps.score) : "-");
           }
         }
@@ -67,7 +72,8 @@ std::string TopologyToText(const model::Topology& t,
       for (const model::Path& p : t.paths) has_path |= p.controller == c.name;
       if (has_path) continue;
       absl::StrAppend(&out, " +- ", c.name, " ", OrDash(c.transport), " ",
-                      OrDash(c.address), " ", OrDash(c.state), " (no paths)\n");
+                      OrDash(c.address), " ", OrDash(ControllerStateText(c)),
+                      " (no paths)\n");
     }
   }
   return out;

@@ -13,8 +13,8 @@ Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape) {
     const std::string sub = absl::StrCat("nvme-subsys", s);
     t.subsystems.push_back(
         Subsystem{sub, absl::StrCat("nqn.2024-01.io.pathwise:synthetic-", s),
-                  s % 2 == 0 ? "round-robin" : "numa", "pathwise synthetic",
-                  absl::StrCat("SYN", 1000 + s)});
+                  s % 2 == 0 ? Iopolicy::kRoundRobin : Iopolicy::kNuma, "",
+                  "pathwise synthetic", absl::StrCat("SYN", 1000 + s)});
     std::vector<std::string> ctrls;
     for (int c = 0; c < shape.controllers_per_subsystem; ++c) {
       Controller ctrl;
@@ -24,7 +24,8 @@ Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape) {
       ctrl.traddr = absl::StrCat("10.", s, ".", c, ".1");
       ctrl.trsvcid = "4420";
       ctrl.address = absl::StrCat("traddr=", ctrl.traddr, ",trsvcid=4420");
-      ctrl.state = c == 1 && s % 3 == 2 ? "connecting" : "live";
+      ctrl.state = c == 1 && s % 3 == 2 ? ControllerState::kConnecting
+                                        : ControllerState::kLive;
       ctrl.cntlid = absl::StrCat(c + 1);
       ctrl.numa_node = c % 2;
       ctrl.io_queues = 4;
@@ -45,7 +46,7 @@ Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape) {
         p.head = head.name;
         p.controller = ctrls[c];
         p.dev = DevId{259, minor++};
-        p.ana_state = c == 0 ? "optimized" : "non-optimized";
+        p.ana_state = c == 0 ? AnaState::kOptimized : AnaState::kNonOptimized;
         p.numa_node = c % 2;
         IoStats io;
         const uint64_t k = 1000u * (s + 1) + 100u * (h + 1) + (c + 1);

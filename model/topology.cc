@@ -1,71 +1,31 @@
 #include "model/topology.h"
 
+#include <string.h>
+
 #include <algorithm>
-#include <cctype>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 
 namespace pathwise::model {
 
-std::string NormalizeControllerState(absl::string_view kernel_state) {
-  // The kernel reports NVME_CTRL_DELETING_NOIO as "deleting (no IO)".
-  if (kernel_state.rfind("deleting", 0) == 0) return "deleting";
-  return std::string(kernel_state);
-}
-
-uint64_t Histogram::Count() const {
-  uint64_t n = 0;
-  for (uint64_t c : counts) n += c;
-  return n;
-}
-
-std::vector<uint64_t> Histogram::Cumulative() const {
-  std::vector<uint64_t> out(counts.size());
-  uint64_t run = 0;
-  for (size_t i = 0; i < counts.size(); ++i) out[i] = run += counts[i];
-  return out;
-}
-
-bool operator==(const Histogram& a, const Histogram& b) {
-  const bool same_bounds =
-      a.upper_bounds == b.upper_bounds ||
-      (a.upper_bounds && b.upper_bounds && *a.upper_bounds == *b.upper_bounds);
-  return same_bounds && a.counts == b.counts && a.sum_seconds == b.sum_seconds;
-}
-
-std::string ToString(const DevId& dev) {
-  return absl::StrCat(dev.major, ":", dev.minor);
+void OpStats::Merge(const OpStats& o) {
+  completed += o.completed;
+  bytes += o.bytes;
+  time_ns += o.time_ns;
+  if (o.errors) errors = errors.value_or(0) + *o.errors;
+  if (o.latency) {
+    if (!latency) latency.emplace();
+    latency->Merge(*o.latency);
+  }
 }
 
 bool NaturalLess(absl::string_view a, absl::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const bool da = std::isdigit(static_cast<unsigned char>(a[i]));
-    const bool db = std::isdigit(static_cast<unsigned char>(b[j]));
-    if (da && db) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])))
-        ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je])))
-        ++je;
-      // Compare numerically: strip leading zeros, then by length, then text.
-      absl::string_view na = a.substr(i, ie - i), nb = b.substr(j, je - j);
-      while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
-      while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
-      if (na.size() != nb.size()) return na.size() < nb.size();
-      if (na != nb) return na < nb;
-      i = ie;
-      j = je;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
-  return a < b;  // total order for equal-by-number names ("01" vs "1")
+  // strverscmp needs NUL-terminated strings; kernel names are short.
+  const std::string sa(a), sb(b);
+  return strverscmp(sa.c_str(), sb.c_str()) < 0;
 }
 
 namespace {
@@ -100,12 +60,6 @@ StructureKey KeyOf(const Topology& t) {
 
 }  // namespace
 
-const Subsystem* Topology::FindSubsystem(absl::string_view name) const {
-  return FindByName(subsystems, name);
-}
-const Head* Topology::FindHead(absl::string_view name) const {
-  return FindByName(heads, name);
-}
 const Path* Topology::FindPath(absl::string_view name) const {
   return FindByName(paths, name);
 }

@@ -23,34 +23,18 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/histogram.h"
+#include "model/types.h"
 
 namespace pathwise::model {
 
-// The ANA states of a path, as the kernel spells them in
-// /sys/block/nvmeXcYnZ/ana_state. Exported as a StateSet.
-inline constexpr std::array<absl::string_view, 5> kAnaStates = {
-    "optimized", "non-optimized", "inaccessible", "persistent-loss", "change"};
-
-// Controller states exported as a StateSet. The kernel's
-// "deleting (no IO)" is reported as "deleting" (see NormalizeControllerState).
-inline constexpr std::array<absl::string_view, 6> kControllerStates = {
-    "live", "connecting", "resetting", "deleting", "dead", "new"};
-
-// Maps the kernel's controller state string onto kControllerStates; returns
-// the input unchanged when it is not one of them.
-std::string NormalizeControllerState(absl::string_view kernel_state);
-
-struct DevId {
-  uint32_t major = 0;
-  uint32_t minor = 0;
-  friend bool operator==(const DevId&, const DevId&) = default;
-};
-std::string ToString(const DevId& dev);  // "259:0"
-
 struct Subsystem {
-  std::string name;      // nvme-subsys0
-  std::string nqn;       // subsysnqn
-  std::string iopolicy;  // numa | round-robin | queue-depth; "" if unknown
+  std::string name;  // nvme-subsys0
+  std::string nqn;   // subsysnqn
+  Iopolicy iopolicy = Iopolicy::kUnknown;
+  // The kernel's iopolicy string when it is none of the known policies
+  // ("" when known or not reported), shown verbatim.
+  std::string unknown_iopolicy;
   std::string model;
   std::string serial;
 };
@@ -71,8 +55,11 @@ struct Path {
   std::string controller;  // nvme1
   // Unknown on kernels ≥ 5.15, which expose no dev_t for hidden disks.
   std::optional<DevId> dev;
-  std::string ana_state;  // kernel string; "" if unknown
-  int numa_node = -1;     // the controller's NUMA node, -1 if none/unknown
+  AnaState ana_state = AnaState::kUnknown;
+  // The kernel's ana_state string when it is none of the known states (""
+  // when known or not reported), shown verbatim.
+  std::string unknown_ana_state;
+  int numa_node = -1;  // the controller's NUMA node, -1 if none/unknown
 };
 
 struct Controller {
@@ -84,8 +71,11 @@ struct Controller {
   std::string trsvcid;
   std::string host_traddr;  // "" where the transport has none
   std::string host_iface;   // "" where the transport has none
-  std::string state;        // the kernel's state string; "" if unknown
-  std::string cntlid;       // decimal; "" if unknown
+  ControllerState state = ControllerState::kUnknown;
+  // The kernel's state string when it is none of the known states (""
+  // when known or not reported), shown verbatim.
+  std::string unknown_state;
+  std::string cntlid;  // decimal; "" if unknown
   int numa_node = -1;
   // Number of I/O queues: the kernel's queue_count minus the admin queue.
   std::optional<uint32_t> io_queues;
@@ -98,8 +88,6 @@ struct Topology {
   std::vector<Path> paths;
   std::vector<Controller> controllers;
 
-  const Subsystem* FindSubsystem(absl::string_view name) const;
-  const Head* FindHead(absl::string_view name) const;
   const Path* FindPath(absl::string_view name) const;
   const Controller* FindController(absl::string_view name) const;
 
@@ -117,40 +105,20 @@ struct Topology {
 // State (ANA, controller state) and attributes are not structure.
 bool StructureDiffers(const Topology& a, const Topology& b);
 
-// Operation classes for I/O statistics. The sysfs fallback fills read, write,
-// discard and flush; the BPF sampler (issue 4) also fills passthru and other.
-enum class Op : uint8_t { kRead, kWrite, kDiscard, kFlush, kPassthru, kOther };
-inline constexpr int kOpCount = 6;
-inline constexpr std::array<absl::string_view, kOpCount> kOpNames = {
-    "read", "write", "discard", "flush", "passthru", "other"};
-inline absl::string_view OpName(Op op) {
-  return kOpNames[static_cast<int>(op)];
-}
-
-// A latency histogram with Prometheus semantics: counts[i] observations
-// fell in (upper_bounds[i-1], upper_bounds[i]] (inclusive upper bounds, the
-// `le` label). The last bound is +Inf. Only the BPF sampler fills these.
-struct Histogram {
-  // Seconds, ascending, the last one +Inf; shared by every histogram of
-  // one layout.
-  std::shared_ptr<const std::vector<double>> upper_bounds;
-  std::vector<uint64_t> counts;  // non-cumulative, one per bound
-  double sum_seconds = 0;
-
-  uint64_t Count() const;
-  // Cumulative counts, as exported: the last equals Count().
-  std::vector<uint64_t> Cumulative() const;
-  friend bool operator==(const Histogram& a, const Histogram& b);
-};
-
+// Cumulative statistics of one operation class on one block device.
 struct OpStats {
   uint64_t completed = 0;  // completed I/Os
   uint64_t bytes = 0;
-  uint64_t time_ns = 0;  // summed I/O time
+  // Summed I/O time (sysfs), or summed issue-to-completion latency of the
+  // `completed` I/Os (BPF sampler; the latency histogram's sum).
+  uint64_t time_ns = 0;
   // BPF sampler only: completions with a non-zero block status, and the
-  // issue-to-completion latency of the `completed` I/Os.
+  // latency of the `completed` I/Os (latency->Count() == completed).
   std::optional<uint64_t> errors;
-  std::optional<Histogram> latency;
+  std::optional<LatencyHistogram> latency;
+
+  // Exact sum of both (counters and histograms).
+  void Merge(const OpStats& other);
   friend bool operator==(const OpStats&, const OpStats&) = default;
 };
 
@@ -161,26 +129,24 @@ struct IoStats {
   std::array<std::optional<OpStats>, kOpCount> ops;  // nullopt: not reported
   std::optional<uint64_t> inflight;
 
-  std::optional<OpStats>& op(Op o) { return ops[static_cast<int>(o)]; }
-  const std::optional<OpStats>& op(Op o) const {
-    return ops[static_cast<int>(o)];
-  }
+  std::optional<OpStats>& op(Op o) { return ops[Index(o)]; }
+  const std::optional<OpStats>& op(Op o) const { return ops[Index(o)]; }
 };
 
 // Per-path NVMe completion statistics (BPF sampler only).
 struct PathNvmeStats {
-  // Completions with a non-zero NVMe status, by status class label
-  // ("generic", "command_specific", "media", "path", "vendor", "reserved").
-  // Empty when the nvme_complete_rq program is not attached.
-  std::vector<std::pair<std::string, uint64_t>> errors_by_class;
+  // Completions with a non-zero NVMe status, indexed like
+  // kNvmeErrorClasses. nullopt when nvme_complete_rq is not attached.
+  std::optional<std::array<uint64_t, kNvmeErrorClassCount>> errors_by_class;
   uint64_t retries = 0;    // completions of retried commands
   uint64_t failovers = 0;  // requests failed over to another path
+  friend bool operator==(const PathNvmeStats&, const PathNvmeStats&) = default;
 };
 
 // The BPF sampler's own statistics.
 struct SamplerStats {
-  // Events the kernel side could not account, by reason label.
-  std::vector<std::pair<std::string, uint64_t>> dropped;
+  // Events the kernel side could not account, by DropReason.
+  std::array<uint64_t, kDropReasonCount> dropped{};
   struct Program {
     std::string name;  // kernel program name, e.g. pw_done_btf
     uint64_t run_time_ns = 0;
@@ -192,19 +158,13 @@ struct SamplerStats {
 };
 
 // Path scoring (collectors/scoring_collector.h, docs/scoring.md): filled
-// once per window from the window's I/O deltas. The vocabularies are the
-// exported label values.
-inline constexpr std::array<absl::string_view, 3> kOpGroupNames = {
-    "read", "write", "other"};
-inline constexpr std::array<absl::string_view, 4> kPathHealthStates = {
-    "healthy", "degraded", "failed", "idle"};
-
+// once per window from the window's I/O deltas.
 struct PathScoring {
-  std::string health;  // one of kPathHealthStates
-  // Per op group (kOpGroupNames): the latency EWMA (nullopt until the first
-  // sample) and the weight (0-64).
-  std::array<std::optional<double>, 3> latency_ewma_seconds;
-  std::array<uint32_t, 3> weight = {0, 0, 0};
+  PathHealth health = PathHealth::kHealthy;
+  // Per op group (indexed by OpGroup): the latency EWMA (nullopt until the
+  // first sample) and the weight (0-64).
+  std::array<std::optional<double>, kOpGroupCount> latency_ewma_seconds;
+  std::array<uint32_t, kOpGroupCount> weight = {0, 0, 0};
   // 100 x best usable sibling's EWMA / this path's, the lowest over op
   // groups; nullopt without evidence.
   std::optional<double> score;
@@ -213,23 +173,26 @@ struct PathScoring {
 };
 
 struct HeadScoring {
-  std::array<int, 4> paths_by_state = {0, 0, 0, 0};  // kPathHealthStates
+  // Indexed by PathHealth.
+  std::array<int, kPathHealthCount> paths_by_state = {0, 0, 0, 0};
   // Worst usable EWMA over best (largest over op groups); nullopt with
   // fewer than two usable paths with an EWMA.
   std::optional<double> latency_imbalance_ratio;
 };
 
+// The advisor's iopolicy for a subsystem and its one-line reason.
+struct IopolicyRecommendation {
+  Iopolicy iopolicy = Iopolicy::kUnknown;  // one of kAdvisedIopolicies
+  std::string reason;
+};
+
 struct Scoring {
   std::map<std::string, PathScoring, std::less<>> paths;  // by path name
   std::map<std::string, HeadScoring, std::less<>> heads;  // by head name
-  // By subsystem name: the advisor's iopolicy (numa | round-robin |
-  // queue-depth) and its one-line reason.
-  std::map<std::string, std::pair<std::string, std::string>, std::less<>>
+  // By subsystem name.
+  std::map<std::string, IopolicyRecommendation, std::less<>>
       iopolicy_recommended;
 };
-
-inline constexpr std::array<absl::string_view, 3> kRecommendedIopolicies = {
-    "numa", "round-robin", "queue-depth"};
 
 struct CollectorResult {
   std::string name;
@@ -263,7 +226,7 @@ struct Snapshot {
   bool AllCollectorsSucceeded() const;
 };
 
-// Natural ordering of kernel names: "nvme2" < "nvme10".
+// Natural ordering of kernel names: "nvme2" < "nvme10" (strverscmp(3)).
 bool NaturalLess(absl::string_view a, absl::string_view b);
 
 }  // namespace pathwise::model

@@ -7,11 +7,11 @@
 
 namespace pathwise::scoring {
 
-bool IsUsable(std::string_view ana_state, std::string_view controller_state) {
-  const bool live = controller_state.empty() || controller_state == "live";
-  const bool ana_ok = ana_state.empty() || ana_state == "optimized" ||
-                      ana_state == "non-optimized";
-  return live && ana_ok;
+bool IsUsable(model::AnaState ana_state,
+              model::ControllerState controller_state) {
+  const bool live = controller_state == model::ControllerState::kUnknown ||
+                    controller_state == model::ControllerState::kLive;
+  return live && model::AnaAllowsIo(ana_state);
 }
 
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift) {
@@ -253,8 +253,10 @@ HeadSummary HeadScorer::Summary() const {
 }
 
 Advice Advise(const AdvisorInput& input, const Config& config) {
-  const std::string keep =
-      input.current_iopolicy.empty() ? "numa" : input.current_iopolicy;
+  const model::Iopolicy keep =
+      input.current_iopolicy == model::Iopolicy::kUnknown
+          ? model::Iopolicy::kNuma
+          : input.current_iopolicy;
   bool multi = false, evidence = false, asymmetric = false;
   std::string why;
   std::set<int> nodes;
@@ -284,16 +286,16 @@ Advice Advise(const AdvisorInput& input, const Config& config) {
   if (!multi) return {keep, "no head has two usable paths"};
   if (asymmetric) {
     if (input.kernel_has_queue_depth) {
-      return {"queue-depth", "asymmetric paths: " + why};
+      return {model::Iopolicy::kQueueDepth, "asymmetric paths: " + why};
     }
-    return {"round-robin",
+    return {model::Iopolicy::kRoundRobin,
             "asymmetric paths: " + why + "; kernel has no queue-depth"};
   }
   if (!evidence) return {keep, "no latency evidence yet"};
   if (nodes.size() > 1) {
-    return {"numa", "symmetric paths on several NUMA nodes"};
+    return {model::Iopolicy::kNuma, "symmetric paths on several NUMA nodes"};
   }
-  return {"round-robin", "symmetric paths"};
+  return {model::Iopolicy::kRoundRobin, "symmetric paths"};
 }
 
 }  // namespace pathwise::scoring

@@ -64,24 +64,15 @@
 #include <string_view>
 #include <vector>
 
+#include "model/types.h"
+
 namespace pathwise::scoring {
 
-// The seed's op groups: read, write, everything else (flush, discard, ...).
-enum class OpGroup : uint8_t { kRead = 0, kWrite = 1, kOther = 2 };
-inline constexpr int kOpGroups = 3;
-inline constexpr std::array<std::string_view, kOpGroups> kOpGroupNames = {
-    "read", "write", "other"};
-inline std::string_view OpGroupName(OpGroup g) {
-  return kOpGroupNames[static_cast<int>(g)];
-}
-
-enum class Health : uint8_t { kHealthy, kDegraded, kFailed, kIdle };
-inline constexpr int kHealthStates = 4;
-inline constexpr std::array<std::string_view, kHealthStates> kHealthNames = {
-    "healthy", "degraded", "failed", "idle"};
-inline std::string_view HealthName(Health h) {
-  return kHealthNames[static_cast<int>(h)];
-}
+// Op groups (read, write, everything else) and health are the model's.
+using OpGroup = model::OpGroup;
+inline constexpr int kOpGroups = static_cast<int>(model::kOpGroupCount);
+using Health = model::PathHealth;
+inline constexpr int kHealthStates = static_cast<int>(model::kPathHealthCount);
 
 inline constexpr uint32_t kMaxWeight = 64;
 
@@ -120,10 +111,12 @@ struct PathWindow {
 };
 
 // A path is usable when its controller is live and its ANA state allows I/O:
-// optimized or non-optimized, as the kernel's path selectors require ("" =
-// unknown counts as usable, e.g. a controller without ANA; an unknown
-// controller state "" counts as live).
-bool IsUsable(std::string_view ana_state, std::string_view controller_state);
+// optimized or non-optimized, as the kernel's path selectors require (an
+// unreported ANA state counts as usable, e.g. a controller without ANA; an
+// unreported controller state counts as live). The caller decides what a
+// state reported but not known to the model means.
+bool IsUsable(model::AnaState ana_state,
+              model::ControllerState controller_state);
 
 // The EWMA step, exposed for tests: returns the new EWMA.
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift);
@@ -204,19 +197,16 @@ class HeadScorer {
 };
 
 struct AdvisorInput {
-  std::string current_iopolicy;  // "" unknown
+  model::Iopolicy current_iopolicy = model::Iopolicy::kUnknown;
   bool kernel_has_queue_depth = true;
   std::vector<const HeadScorer*> heads;
 };
 
 struct Advice {
-  std::string iopolicy;  // numa | round-robin | queue-depth
-  std::string reason;    // one line
+  model::Iopolicy iopolicy =
+      model::Iopolicy::kNuma;  // model::kAdvisedIopolicies
+  std::string reason;          // one line
 };
-
-// The iopolicies Advise() can return, in StateSet order.
-inline constexpr std::array<std::string_view, 3> kAdvisedIopolicies = {
-    "numa", "round-robin", "queue-depth"};
 
 Advice Advise(const AdvisorInput& input, const Config& config = {});
 

@@ -222,20 +222,27 @@ TEST(HealthTest, SmoothedEwmaDegradesWithinTwoWindowsOfAThirtyMsDelay) {
 }
 
 TEST(IsUsableTest, AnaAndControllerState) {
-  EXPECT_TRUE(IsUsable("optimized", "live"));
-  EXPECT_TRUE(IsUsable("non-optimized", "live"));
-  EXPECT_TRUE(IsUsable("", ""));
-  EXPECT_FALSE(IsUsable("inaccessible", "live"));
-  EXPECT_FALSE(IsUsable("persistent-loss", "live"));
-  EXPECT_FALSE(IsUsable("change", "live"));
-  EXPECT_FALSE(IsUsable("optimized", "connecting"));
-  EXPECT_FALSE(IsUsable("optimized", "resetting"));
+  using A = model::AnaState;
+  using C = model::ControllerState;
+  EXPECT_TRUE(IsUsable(A::kOptimized, C::kLive));
+  EXPECT_TRUE(IsUsable(A::kNonOptimized, C::kLive));
+  EXPECT_TRUE(IsUsable(A::kUnknown, C::kUnknown));
+  EXPECT_FALSE(IsUsable(A::kInaccessible, C::kLive));
+  EXPECT_FALSE(IsUsable(A::kPersistentLoss, C::kLive));
+  EXPECT_FALSE(IsUsable(A::kChange, C::kLive));
+  EXPECT_FALSE(IsUsable(A::kOptimized, C::kConnecting));
+  EXPECT_FALSE(IsUsable(A::kOptimized, C::kResetting));
+  EXPECT_FALSE(IsUsable(A::kOptimized, C::kDeletingNoIo));
 }
 
-Advice AdviseFor(const HeadScorer& h, std::string current = "numa",
+constexpr model::Iopolicy kNuma = model::Iopolicy::kNuma;
+constexpr model::Iopolicy kRoundRobin = model::Iopolicy::kRoundRobin;
+constexpr model::Iopolicy kQueueDepth = model::Iopolicy::kQueueDepth;
+
+Advice AdviseFor(const HeadScorer& h, model::Iopolicy current = kNuma,
                  bool qd = true) {
   AdvisorInput in;
-  in.current_iopolicy = std::move(current);
+  in.current_iopolicy = current;
   in.kernel_has_queue_depth = qd;
   in.heads = {&h};
   return Advise(in);
@@ -244,7 +251,7 @@ Advice AdviseFor(const HeadScorer& h, std::string current = "numa",
 TEST(AdvisorTest, SymmetricPathsRoundRobin) {
   HeadScorer h;
   h.Update({Reads("a", 10, 1000000), Reads("b", 10, 1200000)});
-  EXPECT_EQ(AdviseFor(h).iopolicy, "round-robin");
+  EXPECT_EQ(AdviseFor(h).iopolicy, kRoundRobin);
 }
 
 TEST(AdvisorTest, SymmetricPathsOnSeveralNodesNuma) {
@@ -253,35 +260,35 @@ TEST(AdvisorTest, SymmetricPathsOnSeveralNodesNuma) {
   a.numa_node = 0;
   b.numa_node = 1;
   h.Update({a, b});
-  EXPECT_EQ(AdviseFor(h, "round-robin").iopolicy, "numa");
+  EXPECT_EQ(AdviseFor(h, kRoundRobin).iopolicy, kNuma);
 }
 
 TEST(AdvisorTest, AsymmetricPathsQueueDepthWhereTheKernelHasIt) {
   HeadScorer h;
   h.Update({Reads("a", 10, 1000000), Reads("b", 10, 1500000)});  // 1.5x
-  EXPECT_EQ(AdviseFor(h).iopolicy, "queue-depth");
-  EXPECT_EQ(AdviseFor(h, "numa", /*qd=*/false).iopolicy, "round-robin");
+  EXPECT_EQ(AdviseFor(h).iopolicy, kQueueDepth);
+  EXPECT_EQ(AdviseFor(h, kNuma, /*qd=*/false).iopolicy, kRoundRobin);
 }
 
 TEST(AdvisorTest, DegradedPathIsAsymmetric) {
   HeadScorer h(Direct());
   Step(h, 1000, 1000, true, /*b_errors=*/1);  // degraded, latencies equal
   const Advice a = AdviseFor(h);
-  EXPECT_EQ(a.iopolicy, "queue-depth");
+  EXPECT_EQ(a.iopolicy, kQueueDepth);
   EXPECT_NE(a.reason.find("degraded"), std::string::npos);
 }
 
 TEST(AdvisorTest, NothingToBalanceKeepsTheCurrentPolicy) {
   HeadScorer one;
   one.Update({Reads("a", 10, 1000)});
-  EXPECT_EQ(AdviseFor(one, "round-robin").iopolicy, "round-robin");
-  EXPECT_EQ(AdviseFor(one, "").iopolicy, "numa");
+  EXPECT_EQ(AdviseFor(one, kRoundRobin).iopolicy, kRoundRobin);
+  EXPECT_EQ(AdviseFor(one, model::Iopolicy::kUnknown).iopolicy, kNuma);
   HeadScorer failed;  // the only sibling failed: one usable path
   failed.Update({Reads("a", 10, 1000), Reads("b", 10, 9000, false)});
-  EXPECT_EQ(AdviseFor(failed, "queue-depth").iopolicy, "queue-depth");
+  EXPECT_EQ(AdviseFor(failed, kQueueDepth).iopolicy, kQueueDepth);
   HeadScorer quiet;  // no evidence yet
   quiet.Update({Reads("a", 0, 0), Reads("b", 0, 0)});
-  EXPECT_EQ(AdviseFor(quiet, "queue-depth").iopolicy, "queue-depth");
+  EXPECT_EQ(AdviseFor(quiet, kQueueDepth).iopolicy, kQueueDepth);
 }
 
 // Feeds `state` one window and returns its EWMA.

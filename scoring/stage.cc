@@ -10,21 +10,14 @@
 namespace pathwise::scoring {
 namespace {
 
-static_assert(model::kOpGroupNames.size() == scoring::kOpGroups);
-static_assert(model::kPathHealthStates.size() == scoring::kHealthStates);
-static_assert(model::kRecommendedIopolicies.size() ==
-              scoring::kAdvisedIopolicies.size());
-
-// The seed's op groups: read, write, and everything else.
-scoring::OpGroup GroupOf(model::Op op) {
-  switch (op) {
-    case model::Op::kRead:
-      return scoring::OpGroup::kRead;
-    case model::Op::kWrite:
-      return scoring::OpGroup::kWrite;
-    default:
-      return scoring::OpGroup::kOther;
-  }
+// Usable as scoring::IsUsable says; a state the kernel reported but the
+// model does not know is not usable: only the states the kernel's path
+// selectors send I/O in are.
+bool PathUsable(const model::Path& p, const model::Controller* c) {
+  if (!p.unknown_ana_state.empty()) return false;
+  if (c != nullptr && !c->unknown_state.empty()) return false;
+  return scoring::IsUsable(
+      p.ana_state, c == nullptr ? model::ControllerState::kUnknown : c->state);
 }
 
 // Saturating delta: a counter that went backwards (a path re-created, the
@@ -59,25 +52,23 @@ model::Scoring ScoringStage::Score(
     w.path = p.name;
     w.numa_node = p.numa_node;
     const model::Controller* c = topo.FindController(p.controller);
-    w.usable = scoring::IsUsable(
-        p.ana_state,
-        c == nullptr ? "" : model::NormalizeControllerState(c->state));
+    w.usable = PathUsable(p, c);
 
     auto io = path_io.find(p.name);
     if (io != path_io.end()) {
       Counters now;
-      for (int i = 0; i < model::kOpCount; ++i) {
-        const std::optional<model::OpStats>& op = io->second.ops[i];
+      for (model::Op o : model::kAllOps) {
+        const std::optional<model::OpStats>& op = io->second.op(o);
         if (!op) continue;
-        scoring::OpSample& s =
-            now.ops[static_cast<int>(GroupOf(static_cast<model::Op>(i)))];
+        scoring::OpSample& s = now.ops[model::Index(model::GroupOf(o))];
         s.count += op->completed;
         s.latency_sum_ns += op->time_ns;
       }
       if (auto nv = path_nvme.find(p.name); nv != path_nvme.end()) {
         now.failovers = nv->second.failovers;
-        for (const auto& [cls, n] : nv->second.errors_by_class) {
-          if (cls == "path") now.path_errors += n;
+        if (const auto& errors = nv->second.errors_by_class) {
+          now.path_errors +=
+              (*errors)[model::ErrorClassIndex(model::NvmeStatusClass::kPath)];
         }
       }
       if (auto prev = previous_.find(p.name); prev != previous_.end()) {
@@ -116,7 +107,7 @@ model::Scoring ScoringStage::Score(
     scorer.Update(window);
     for (const scoring::PathScore& ps : scorer.paths()) {
       model::PathScoring& m = out.paths[ps.path];
-      m.health = std::string(scoring::HealthName(ps.health));
+      m.health = ps.health;
       for (int g = 0; g < scoring::kOpGroups; ++g) {
         if (ps.ewma_ns[g]) {
           m.latency_ewma_seconds[g] = static_cast<double>(*ps.ewma_ns[g]) / 1e9;
@@ -149,7 +140,7 @@ model::Scoring ScoringStage::Score(
       }
     }
     scoring::Advice advice = scoring::Advise(in, options_.config);
-    out.iopolicy_recommended[s.name] = {std::move(advice.iopolicy),
+    out.iopolicy_recommended[s.name] = {advice.iopolicy,
                                         std::move(advice.reason)};
   }
   return out;

@@ -15,7 +15,6 @@ namespace pathwise::collectors {
 namespace {
 
 using bpf::DeviceIo;
-using bpf::DeviceNumber;
 using bpf::SamplerSnapshot;
 
 // One subsystem, head nvme0n1, paths nvme0c0n1 (ctrl nvme0) and nvme0c1n1.
@@ -47,8 +46,9 @@ DeviceIo Io(uint32_t minor, std::string disk, bpf::Op op,
   for (uint64_t ns : latencies_ns) {
     d.stats.completed++;
     d.stats.bytes += bytes_each;
-    d.stats.latency_sum_ns += ns;
-    d.stats.latency.Observe(ns);
+    d.stats.time_ns += ns;
+    if (!d.stats.latency) d.stats.latency.emplace();
+    d.stats.latency->Observe(ns);
   }
   d.stats.errors = errors;
   return d;
@@ -71,15 +71,16 @@ SamplerSnapshot Samples() {
   s.io.push_back(loop);
   s.io.push_back(Io(9, "nvme3c3n1", bpf::Op::kRead, {1'000}, 512));
   s.io.push_back(Io(10, "nvme0n1", bpf::Op::kRead, {1'000}, 512));
-  bpf::PathNvmeStats p0;
+  bpf::PathSample p0;
   p0.dev = {259, 0};
   p0.disk = "nvme0c0n1";
-  p0.failovers = 3;
-  p0.retries = 2;
-  p0.errors_by_class[3] = 4;  // path (SCT 3)
-  p0.errors_by_class[2] = 1;  // media
+  p0.stats.failovers = 3;
+  p0.stats.retries = 2;
+  p0.stats.errors_by_class.emplace();
+  (*p0.stats.errors_by_class)[3] = 4;  // path (SCT 3)
+  (*p0.stats.errors_by_class)[2] = 1;  // media
   s.paths.push_back(p0);
-  s.dropped[static_cast<size_t>(bpf::DropReason::kNoStartTime)] = 5;
+  s.dropped[model::Index(model::DropReason::kNoStartTime)] = 5;
   s.nvme_state = bpf::NvmeAttachState::kAttached;
   s.bpf_stats_enabled = true;
   s.programs.push_back(
@@ -106,30 +107,24 @@ TEST(BpfJoinTest, PathsByNameHeadIsExactMergeOfItsPaths) {
   for (model::Op op :
        {model::Op::kRead, model::Op::kWrite, model::Op::kPassthru}) {
     uint64_t completed = 0, bytes = 0;
-    std::vector<uint64_t> counts(bpf::LatencyHistogram::kBuckets);
+    model::LatencyHistogram merged;
     for (const model::IoStats* p : {&p0, &p1}) {
       if (!p->op(op)) continue;
       completed += p->op(op)->completed;
       bytes += p->op(op)->bytes;
-      for (size_t i = 0; i < counts.size(); ++i) {
-        counts[i] += p->op(op)->latency->counts[i];
-      }
+      merged.Merge(*p->op(op)->latency);
     }
-    ASSERT_TRUE(head.op(op).has_value()) << model::OpName(op);
-    EXPECT_EQ(head.op(op)->completed, completed) << model::OpName(op);
+    ASSERT_TRUE(head.op(op).has_value()) << model::Index(op);
+    EXPECT_EQ(head.op(op)->completed, completed) << model::Index(op);
     EXPECT_EQ(head.op(op)->bytes, bytes);
-    EXPECT_EQ(head.op(op)->latency->counts, counts);
+    EXPECT_EQ(*head.op(op)->latency, merged);
     EXPECT_EQ(head.op(op)->latency->Count(), head.op(op)->completed);
   }
   // The head-named disk's own requests are not added to the head.
   EXPECT_EQ(head.op(model::Op::kRead)->completed, 6u);
-  EXPECT_DOUBLE_EQ(head.op(model::Op::kRead)->latency->sum_seconds,
-                   (93'000'000 + 220'000 + 1'000) / 1e9);
-  // Histogram bounds: Prometheus le, seconds, last +Inf.
-  const auto& bounds = *head.op(model::Op::kRead)->latency->upper_bounds;
-  ASSERT_EQ(bounds.size(), bpf::LatencyHistogram::kBuckets);
-  EXPECT_DOUBLE_EQ(bounds.front(), 1.024e-6);
-  EXPECT_TRUE(std::isinf(bounds.back()));
+  // The histogram's sum is the op's summed latency.
+  EXPECT_EQ(head.op(model::Op::kRead)->time_ns,
+            93'000'000u + 220'000u + 1'000u);
   EXPECT_TRUE(snap.device_io.empty());  // --devices=nvme
 }
 
@@ -150,13 +145,16 @@ TEST(BpfJoinTest, NvmeStatusClassesRetriesFailoversPerPath) {
   const model::PathNvmeStats& p0 = snap.path_nvme.at("nvme0c0n1");
   EXPECT_EQ(p0.failovers, 3u);
   EXPECT_EQ(p0.retries, 2u);
-  const std::vector<std::pair<std::string, uint64_t>> want = {
-      {"generic", 0}, {"command_specific", 0}, {"media", 1},
-      {"path", 4},    {"vendor", 0},           {"reserved", 0}};
-  EXPECT_EQ(p0.errors_by_class, want);
+  using C = model::NvmeStatusClass;
+  ASSERT_TRUE(p0.errors_by_class.has_value());
+  std::array<uint64_t, model::kNvmeErrorClassCount> want{};
+  want[model::ErrorClassIndex(C::kMedia)] = 1;
+  want[model::ErrorClassIndex(C::kPath)] = 4;
+  EXPECT_EQ(*p0.errors_by_class, want);
   const model::PathNvmeStats& p1 = snap.path_nvme.at("nvme0c1n1");
   EXPECT_EQ(p1.failovers, 0u);
-  EXPECT_EQ(p1.errors_by_class.size(), 6u);
+  EXPECT_EQ(p1.errors_by_class,
+            (std::array<uint64_t, model::kNvmeErrorClassCount>{}));
 
   // Without the nvme_complete_rq program: no status classes, failovers
   // (from the block program) still there.
@@ -164,7 +162,7 @@ TEST(BpfJoinTest, NvmeStatusClassesRetriesFailoversPerPath) {
   s.nvme_state = bpf::NvmeAttachState::kNotLoaded;
   model::Snapshot snap2 = Topology();
   JoinBpfSamples(s, DeviceScope::kNvme, snap2);
-  EXPECT_TRUE(snap2.path_nvme.at("nvme0c0n1").errors_by_class.empty());
+  EXPECT_FALSE(snap2.path_nvme.at("nvme0c0n1").errors_by_class.has_value());
   EXPECT_EQ(snap2.path_nvme.at("nvme0c0n1").failovers, 3u);
 }
 
@@ -177,17 +175,13 @@ TEST(BpfJoinTest, StatusClassOfPathErrors) {
   EXPECT_EQ(bpf::ClassifyNvmeStatus(0), bpf::NvmeStatusClass::kSuccess);
 }
 
-TEST(BpfJoinTest, NamesAndOps) {
+TEST(BpfJoinTest, PathDiskNames) {
   EXPECT_TRUE(IsNvmePathDiskName("nvme0c1n1"));
   EXPECT_TRUE(IsNvmePathDiskName("nvme12c3n45"));
   EXPECT_FALSE(IsNvmePathDiskName("nvme0n1"));
   EXPECT_FALSE(IsNvmePathDiskName("nvme0c1n1p1"));
   EXPECT_FALSE(IsNvmePathDiskName("loop0"));
   EXPECT_FALSE(IsNvmePathDiskName("nvmec1n1"));
-  for (bpf::Op op : bpf::kAllOps) {
-    EXPECT_EQ(std::string(model::OpName(ToModelOp(op))),
-              std::string(bpf::OpName(op)));
-  }
 }
 
 TEST(BpfJoinTest, ExpositionGolden) {

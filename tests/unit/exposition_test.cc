@@ -107,10 +107,10 @@ TEST(Exposition, ContractNamesAndLabelSets) {
 
 TEST(Exposition, AnaStateSetHasOneSeriesPerStateAndOneHot) {
   model::Snapshot s = model::MakeSyntheticSnapshot({});
-  s.topology.paths[1].ana_state = "inaccessible";
+  s.topology.paths[1].ana_state = model::AnaState::kInaccessible;
   auto fams = BuildFamilies(&s, kBuild);
   const auto& ana = Get(fams, "pathwise_path_ana_state");
-  ASSERT_EQ(ana.metric.size(), 2u * model::kAnaStates.size());
+  ASSERT_EQ(ana.metric.size(), 2u * model::kAllAnaStates.size());
   for (const auto& m : ana.metric) {
     const std::string path = Label(m, "path");
     const std::string want =
@@ -122,7 +122,7 @@ TEST(Exposition, AnaStateSetHasOneSeriesPerStateAndOneHot) {
 
 TEST(Exposition, ControllerStateSetNormalisesDeletingNoIo) {
   model::Snapshot s = model::MakeSyntheticSnapshot({});
-  s.topology.controllers[0].state = "deleting (no IO)";
+  s.topology.controllers[0].state = model::ControllerState::kDeletingNoIo;
   auto fams = BuildFamilies(&s, kBuild);
   int ones = 0;
   for (const auto& m : Get(fams, "pathwise_controller_state").metric) {
@@ -168,16 +168,16 @@ TEST(Exposition, NoNvmeGivesOnlyBuildAndSelfMetrics) {
 
 TEST(Exposition, MissingAttributesOmitSeriesNotTheObject) {
   model::Snapshot s = model::MakeSyntheticSnapshot({});
-  s.topology.paths[0].ana_state.clear();
-  s.topology.controllers[0].state.clear();
+  s.topology.paths[0].ana_state = model::AnaState::kUnknown;
+  s.topology.controllers[0].state = model::ControllerState::kUnknown;
   s.topology.controllers[0].io_queues.reset();
   auto fams = BuildFamilies(&s, kBuild);
   EXPECT_EQ(Get(fams, "pathwise_path_info").metric.size(), 2u);
   EXPECT_EQ(Get(fams, "pathwise_path_ana_state").metric.size(),
-            model::kAnaStates.size());
+            model::kAllAnaStates.size());
   EXPECT_EQ(Get(fams, "pathwise_controller_info").metric.size(), 2u);
   EXPECT_EQ(Get(fams, "pathwise_controller_state").metric.size(),
-            model::kControllerStates.size());
+            model::kControllerStateSet.size());
   EXPECT_EQ(Get(fams, "pathwise_controller_io_queues").metric.size(), 1u);
 }
 

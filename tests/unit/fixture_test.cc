@@ -16,6 +16,7 @@
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"
+#include "exporters/labels.h"
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_text.h"
 #include "gmock/gmock.h"
@@ -149,8 +150,8 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
   const model::Subsystem& sub = t.subsystems[0];
   const std::string sdir = root + "/class/nvme-subsystem/" + sub.name;
   EXPECT_EQ(sub.nqn, ReadFile(sdir + "/subsysnqn"));
-  EXPECT_EQ(sub.iopolicy, ReadFile(sdir + "/iopolicy"));
-  EXPECT_FALSE(sub.iopolicy.empty());
+  EXPECT_EQ(exporters::IopolicyText(sub), ReadFile(sdir + "/iopolicy"));
+  EXPECT_NE(sub.iopolicy, model::Iopolicy::kUnknown);
   EXPECT_EQ(sub.model, ReadFile(sdir + "/model"));
   EXPECT_EQ(sub.serial, ReadFile(sdir + "/serial"));
 
@@ -165,7 +166,7 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
     const std::string cdir = root + "/class/nvme/" + c.name;
     EXPECT_EQ(c.subsystem, sub.name);
     EXPECT_EQ(c.transport, fc.transport);
-    EXPECT_EQ(c.state, "live");
+    EXPECT_EQ(c.state, model::ControllerState::kLive);
     EXPECT_EQ(c.address, ReadFile(cdir + "/address"));
     EXPECT_EQ(c.cntlid, ReadFile(cdir + "/cntlid"));
     ASSERT_TRUE(c.io_queues.has_value());
@@ -185,11 +186,12 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
     EXPECT_FALSE(p.dev.has_value());
     const std::string ana = root + "/block/" + p.name + "/ana_state";
     if (fs::exists(ana)) {
-      EXPECT_EQ(p.ana_state, ReadFile(ana));
+      EXPECT_EQ(exporters::AnaStateText(p), ReadFile(ana));
+      EXPECT_NE(p.ana_state, model::AnaState::kUnknown);
     } else {
       // A controller without ANA (QEMU PCIe): libnvme reports the path as
       // optimized, which is how the kernel treats it.
-      EXPECT_EQ(p.ana_state, "optimized");
+      EXPECT_EQ(p.ana_state, model::AnaState::kOptimized);
     }
     ASSERT_TRUE(s.path_io.contains(p.name));
     EXPECT_TRUE(s.path_io.at(p.name).op(model::Op::kRead).has_value());
@@ -366,7 +368,10 @@ TEST_F(BadInputTest, MalformedStatAndUnknownAnaState) {
   EXPECT_FALSE(Result(s, "nvme_topology").success);
   EXPECT_THAT(Result(s, "nvme_topology").error, HasSubstr("ana_state"));
   EXPECT_THAT(lines, SizeIs(2));  // one per failing collector
-  // The path is still there; its ANA StateSet is all 0.
+  // The path is still there, with the kernel's string; its ANA StateSet is
+  // all 0.
+  EXPECT_EQ(s.topology.FindPath(p1)->ana_state, model::AnaState::kUnknown);
+  EXPECT_EQ(s.topology.FindPath(p1)->unknown_ana_state, "sideways");
   const std::string text =
       exporters::SerializeText(exporters::BuildFamilies(&s, kBuild));
   EXPECT_THAT(text, HasSubstr("path=\"" + p1 + "\""));
@@ -390,7 +395,8 @@ TEST_F(BadInputTest, MissingIopolicyKeepsTheSubsystem) {
   EXPECT_FALSE(Result(s, "nvme_topology").success);
   EXPECT_THAT(Result(s, "nvme_topology").error, HasSubstr("iopolicy"));
   ASSERT_THAT(s.topology.subsystems, SizeIs(1));
-  EXPECT_EQ(s.topology.subsystems[0].iopolicy, "");
+  EXPECT_EQ(s.topology.subsystems[0].iopolicy, model::Iopolicy::kUnknown);
+  EXPECT_EQ(s.topology.subsystems[0].unknown_iopolicy, "");
   EXPECT_THAT(s.topology.paths, SizeIs(2));
   EXPECT_THAT(lines, SizeIs(1));
 }

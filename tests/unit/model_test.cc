@@ -22,10 +22,17 @@ TEST(NaturalLess, OrdersKernelNamesNumerically) {
   EXPECT_FALSE(NaturalLess("nvme1", "nvme1"));
 }
 
-TEST(ControllerState, NormalizesDeletingNoIo) {
-  EXPECT_EQ(NormalizeControllerState("deleting (no IO)"), "deleting");
-  EXPECT_EQ(NormalizeControllerState("live"), "live");
-  EXPECT_EQ(NormalizeControllerState("weird"), "weird");
+TEST(NaturalLess, LeadingZerosAndEqualPrefixes) {
+  EXPECT_TRUE(NaturalLess("nvme9", "nvme10"));
+  EXPECT_FALSE(NaturalLess("nvme10", "nvme9"));
+  EXPECT_TRUE(NaturalLess("nvme1", "nvme1c0n1"));
+  EXPECT_TRUE(NaturalLess("loop", "nvme0"));
+}
+
+TEST(ControllerState, DeletingNoIoIsDeletingInTheStateSet) {
+  EXPECT_EQ(StateSetMember(ControllerState::kDeletingNoIo),
+            ControllerState::kDeleting);
+  EXPECT_EQ(StateSetMember(ControllerState::kLive), ControllerState::kLive);
 }
 
 TEST(Topology, FindAndSort) {
@@ -45,8 +52,8 @@ TEST(Topology, StructureDiffersIgnoresStateButNotMembership) {
   Topology b = a.topology;
   EXPECT_FALSE(StructureDiffers(a.topology, b));
 
-  b.paths[0].ana_state = "inaccessible";  // state: not structure
-  b.controllers[0].state = "connecting";
+  b.paths[0].ana_state = AnaState::kInaccessible;  // state: not structure
+  b.controllers[0].state = ControllerState::kConnecting;
   EXPECT_FALSE(StructureDiffers(a.topology, b));
 
   Topology gone = a.topology;  // a path and its controller vanish

@@ -58,7 +58,7 @@ TEST(TopologyBuilder, BuildsJoinsAndSorts) {
   ASSERT_TRUE(b.status.ok()) << b.status;
   const model::Topology& t = b.topology;
   ASSERT_EQ(t.subsystems.size(), 1u);
-  EXPECT_EQ(t.subsystems[0].iopolicy, "numa");
+  EXPECT_EQ(t.subsystems[0].iopolicy, model::Iopolicy::kNuma);
   EXPECT_EQ(t.subsystems[0].serial, "abc");
   ASSERT_EQ(t.controllers.size(), 2u);
   EXPECT_EQ(t.controllers[0].name, "nvme0");  // sorted, not scan order
@@ -88,7 +88,7 @@ TEST(TopologyBuilder, SubsystemUnderSeveralHostsCountsOnce) {
   const BuiltTopology b = BuildTopology(raw);
   ASSERT_TRUE(b.status.ok()) << b.status;
   ASSERT_EQ(b.topology.subsystems.size(), 1u);
-  EXPECT_EQ(b.topology.subsystems[0].iopolicy, "numa");  // the first
+  EXPECT_EQ(b.topology.subsystems[0].iopolicy, model::Iopolicy::kNuma);  // the first
 }
 
 TEST(TopologyBuilder, ScanErrorsComeFirst) {
@@ -138,7 +138,7 @@ TEST(TopologyBuilder, UnreadableSysfsAttributeKeepsItsStatus) {
   const BuiltTopology b = BuildTopology(raw);
   EXPECT_EQ(b.status.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(b.topology.subsystems[0].model, "");
-  EXPECT_EQ(b.topology.subsystems[0].iopolicy, "numa");
+  EXPECT_EQ(b.topology.subsystems[0].iopolicy, model::Iopolicy::kNuma);
 }
 
 TEST(TopologyBuilder, MalformedPathAndHeadValues) {
@@ -155,6 +155,11 @@ TEST(TopologyBuilder, MalformedPathAndHeadValues) {
   const model::Topology& t = b.topology;
   ASSERT_EQ(t.paths.size(), 2u);
   EXPECT_FALSE(t.paths[0].dev.has_value());
+  // An unknown ANA state is kept verbatim beside kUnknown, not guessed.
+  const model::Path* odd = t.FindPath("nvme0c1n1");
+  ASSERT_NE(odd, nullptr);
+  EXPECT_EQ(odd->ana_state, model::AnaState::kUnknown);
+  EXPECT_EQ(odd->unknown_ana_state, "sideways");
   ASSERT_EQ(t.heads.size(), 1u);
   EXPECT_EQ(t.heads[0].nsid, 0u);
   EXPECT_FALSE(t.heads[0].dev.has_value());

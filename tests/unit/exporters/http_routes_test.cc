@@ -39,24 +39,30 @@ model::Snapshot RichSnapshot() {
   read.bytes = 5 * 4096;
   read.time_ns = 500000000;
   read.errors = 2;
-  model::Histogram h;
-  h.upper_bounds =
-      std::make_shared<const std::vector<double>>(std::vector<double>{
-          0.001, 0.01, std::numeric_limits<double>::infinity()});
-  h.counts = {3, 1, 1};
-  h.sum_seconds = 0.5;
+  model::LatencyHistogram h;
+  h.Observe(100'000, 3);      // 100 us
+  h.Observe(10'000'000);      // 10 ms
+  h.Observe(400'000'000'000);  // 400 s: above every finite bound
   read.latency = h;
-  s.path_nvme[path] = {{{"generic", 0}, {"path", 4}}, 2, 3};
+  model::PathNvmeStats& nvme = s.path_nvme[path];
+  nvme.errors_by_class.emplace();
+  (*nvme.errors_by_class)[model::ErrorClassIndex(
+      model::NvmeStatusClass::kPath)] = 4;
+  nvme.retries = 2;
+  nvme.failovers = 3;
   s.device_io["loop0"].op(model::Op::kWrite).emplace().completed = 7;
-  s.sampler =
-      model::SamplerStats{{{"no_start_time", 5}}, {{"pw_done_btf", 1500, 10}}};
+  model::SamplerStats st;
+  st.dropped[model::Index(model::DropReason::kNoStartTime)] = 5;
+  st.programs.push_back({"pw_done_btf", 1500, 10});
+  s.sampler = st;
   model::Scoring sc;
-  sc.paths[path].health = "degraded";
+  sc.paths[path].health = model::PathHealth::kDegraded;
   sc.paths[path].weight = {1, 32, 32};
   sc.paths[path].sample_age_seconds = 2;
   sc.heads[s.topology.heads[0].name].paths_by_state = {1, 1, 0, 0};
   sc.heads[s.topology.heads[0].name].latency_imbalance_ratio = 60;
-  sc.iopolicy_recommended["nvme-subsys0"] = {"queue-depth", "imbalance"};
+  sc.iopolicy_recommended["nvme-subsys0"] = {model::Iopolicy::kQueueDepth,
+                                             "imbalance"};
   s.scoring = sc;
   s.io_source = "bpf";
   s.generation = 7;
@@ -143,9 +149,17 @@ TEST_F(HttpRoutesTest, SnapshotIsTheCliDocumentWithHistograms) {
   EXPECT_EQ(read["completed"], 5);
   EXPECT_EQ(read["errors"], 2);
   const json& hist = read["latency_seconds"];
-  EXPECT_EQ(hist["upper_bounds_seconds"], json::array({0.001, 0.01}));
-  EXPECT_EQ(hist["counts"], json::array({3, 1, 1}));
+  // JSON has no +Inf: one bound per finite bucket, one more count.
+  ASSERT_EQ(hist["upper_bounds_seconds"].size(),
+            model::LatencyHistogram::kFiniteBuckets);
+  ASSERT_EQ(hist["counts"].size(), model::LatencyHistogram::kBuckets);
+  const size_t b100us = model::LatencyHistogram::BucketFor(100'000);
+  EXPECT_GE(hist["upper_bounds_seconds"][b100us].get<double>(), 100e-6);
+  EXPECT_EQ(hist["counts"][b100us], 3);
+  EXPECT_EQ(hist["counts"][model::LatencyHistogram::BucketFor(10'000'000)], 1);
+  EXPECT_EQ(hist["counts"].back(), 1);
   EXPECT_EQ(hist["count"], 5);
+  // The histogram's sum is the ops' time counter.
   EXPECT_DOUBLE_EQ(hist["sum_seconds"].get<double>(), 0.5);
   // Sysfs-like ops have neither errors nor a histogram.
   const json& other = j["io"]["paths"][snap.topology.paths[1].name]["ops"];
@@ -154,7 +168,13 @@ TEST_F(HttpRoutesTest, SnapshotIsTheCliDocumentWithHistograms) {
   }
   EXPECT_EQ(j["io"]["devices"]["loop0"]["ops"]["write"]["completed"], 7);
   EXPECT_EQ(j["nvme"][path],
-            json({{"errors_by_class", {{"generic", 0}, {"path", 4}}},
+            json({{"errors_by_class",
+                   {{"generic", 0},
+                    {"command_specific", 0},
+                    {"media", 0},
+                    {"path", 4},
+                    {"vendor", 0},
+                    {"reserved", 0}}},
                   {"retries", 2},
                   {"failovers", 3}}));
   EXPECT_EQ(j["sampler"]["dropped"]["no_start_time"], 5);

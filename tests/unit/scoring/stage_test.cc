@@ -85,14 +85,15 @@ TEST_F(ScoringStageTest, FirstWindowHasNoDeltasEqualWeights) {
   Reads(p0_, 1000, 1);  // history before the agent started: not a window
   model::Snapshot s = Window(c);
   for (const std::string& p : {p0_, p1_}) {
-    EXPECT_EQ(P(s, p).health, "healthy");
+    EXPECT_EQ(P(s, p).health, model::PathHealth::kHealthy);
     EXPECT_EQ(P(s, p).weight[0], 32u) << p;
     EXPECT_FALSE(P(s, p).latency_ewma_seconds[0].has_value());
     EXPECT_FALSE(P(s, p).score.has_value());
     EXPECT_FALSE(P(s, p).sample_age_seconds.has_value());
   }
-  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
-            "round-robin");  // no evidence yet: keep the current one
+  EXPECT_EQ(
+      s.scoring->iopolicy_recommended.at("nvme-subsys0").iopolicy,
+      model::Iopolicy::kRoundRobin);  // no evidence yet: keep the current one
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[0], 2);
 }
 
@@ -113,14 +114,15 @@ TEST_F(ScoringStageTest, DeltasFeedEwmaWeightsHealthAndAdvice) {
   EXPECT_NEAR(*P(s, p1_).score, 100 * 0.5 / 30, 1e-9);
   EXPECT_DOUBLE_EQ(*P(s, p0_).sample_age_seconds, 0);
   EXPECT_DOUBLE_EQ(*s.scoring->heads.at("nvme0n1").latency_imbalance_ratio, 60);
-  EXPECT_EQ(P(s, p1_).health, "healthy");  // one window over the ratio
-  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
-            "queue-depth");
+  EXPECT_EQ(P(s, p1_).health,
+            model::PathHealth::kHealthy);  // one window over the ratio
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").iopolicy,
+            model::Iopolicy::kQueueDepth);
 
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 30);
   s = Window(c);
-  EXPECT_EQ(P(s, p1_).health, "degraded");
+  EXPECT_EQ(P(s, p1_).health, model::PathHealth::kDegraded);
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[1], 1);
 
   // An idle window: EWMA kept, sample age grows by the interval.
@@ -135,9 +137,9 @@ TEST_F(ScoringStageTest, WithoutQueueDepthTheAdvisorSaysRoundRobin) {
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 30);
   model::Snapshot s = Window(c);
-  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first,
-            "round-robin");
-  EXPECT_THAT(s.scoring->iopolicy_recommended.at("nvme-subsys0").second,
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").iopolicy,
+            model::Iopolicy::kRoundRobin);
+  EXPECT_THAT(s.scoring->iopolicy_recommended.at("nvme-subsys0").reason,
               HasSubstr("no queue-depth"));
 }
 
@@ -148,20 +150,21 @@ TEST_F(ScoringStageTest, SymmetricPathsOnTwoNodesNuma) {
   Reads(p1_, 100, 0.5);
   model::Snapshot s = Window(c);
   EXPECT_EQ(P(s, p0_).weight[0], 32u);
-  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").first, "numa");
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").iopolicy,
+            model::Iopolicy::kNuma);
 }
 
 TEST_F(ScoringStageTest, UnusablePathsAreFailedWithWeightZero) {
   ScoringStage c({});
   Window(c);
   mutate_ = [&](model::Snapshot& s) {
-    s.topology.paths[0].ana_state = "inaccessible";
-    s.topology.controllers[1].state = "connecting";
+    s.topology.paths[0].ana_state = model::AnaState::kInaccessible;
+    s.topology.controllers[1].state = model::ControllerState::kConnecting;
   };
   Reads(p0_, 100, 0.5);
   model::Snapshot s = Window(c);
   for (const std::string& p : {p0_, p1_}) {
-    EXPECT_EQ(P(s, p).health, "failed") << p;
+    EXPECT_EQ(P(s, p).health, model::PathHealth::kFailed) << p;
     EXPECT_EQ(P(s, p).weight, (std::array<uint32_t, 3>{0, 0, 0})) << p;
   }
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[2], 2);
@@ -169,24 +172,25 @@ TEST_F(ScoringStageTest, UnusablePathsAreFailedWithWeightZero) {
 
 TEST_F(ScoringStageTest, FailoversAndPathErrorsDegradeAtOnce) {
   ScoringStage c({});
-  nvme_[p0_].errors_by_class = {{"generic", 0}, {"path", 0}};
-  nvme_[p1_].errors_by_class = {{"generic", 0}, {"path", 0}};
+  nvme_[p0_].errors_by_class.emplace();
+  nvme_[p1_].errors_by_class.emplace();
   Window(c);
-  nvme_[p0_].errors_by_class[0].second = 5;  // not a path error
+  (*nvme_[p0_].errors_by_class)[0] = 5;  // generic: not a path error
   nvme_[p1_].failovers = 1;
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 0.5);
   model::Snapshot s = Window(c);
-  EXPECT_EQ(P(s, p0_).health, "healthy");
-  EXPECT_EQ(P(s, p1_).health, "degraded");
+  EXPECT_EQ(P(s, p0_).health, model::PathHealth::kHealthy);
+  EXPECT_EQ(P(s, p1_).health, model::PathHealth::kDegraded);
   // The same cumulative count next window is no new failover, but
   // recovery takes recover_windows clean windows.
-  nvme_[p0_].errors_by_class[1].second = 1;  // a path error on p0
+  (*nvme_[p0_].errors_by_class)[model::ErrorClassIndex(
+      model::NvmeStatusClass::kPath)] = 1;  // a path error on p0
   Reads(p0_, 100, 0.5);
   Reads(p1_, 100, 0.5);
   s = Window(c);
-  EXPECT_EQ(P(s, p0_).health, "degraded");
-  EXPECT_EQ(P(s, p1_).health, "degraded");
+  EXPECT_EQ(P(s, p0_).health, model::PathHealth::kDegraded);
+  EXPECT_EQ(P(s, p1_).health, model::PathHealth::kDegraded);
 }
 
 TEST_F(ScoringStageTest, CountersGoingBackwardsAreNoWindow) {

@@ -1,4 +1,4 @@
-#include "collectors/bpf_btf.h"
+#include "bpf/kernel_btf.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>

@@ -1,7 +1,7 @@
 // ReadBlockLayout / ReadNvmeLayout on synthetic BTF shaped like the
 // kernels we support: 6.1 (flags are macros, not in BTF) and >= 6.11
 // (QUEUE_FLAG_* and __RQF_* are enumerators).
-#include "collectors/bpf_btf.h"
+#include "bpf/kernel_btf.h"
 
 #include <bpf/btf.h>
 #include <gtest/gtest.h>

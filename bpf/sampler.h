@@ -1,6 +1,6 @@
-// The eBPF path sampler: loads and attaches pathwise's BPF programs
-// (bpf/pathwise_block.bpf.c, bpf/pathwise_nvme.bpf.c), and reads their
-// per-CPU maps into plain C++ data.
+// The eBPF path sampler: composes pathwise's BPF objects (block_object.h,
+// nvme_object.h) into one reader: the block programs' attach mode, the
+// BPF_ENABLE_STATS fd, the retried nvme attach, and one merged snapshot.
 //
 // Counting model (see bpf/ for the kernel side):
 //  - Every block request is counted once, on the disk whose queue it
@@ -18,11 +18,10 @@
 //
 // Not thread-safe for concurrent calls; one owner (the collector) calls
 // Read() each interval.
-#ifndef PATHWISE_COLLECTORS_BPF_SAMPLER_H_
-#define PATHWISE_COLLECTORS_BPF_SAMPLER_H_
+#ifndef PATHWISE_BPF_SAMPLER_H_
+#define PATHWISE_BPF_SAMPLER_H_
 
 #include <array>
-#include <compare>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,74 +29,29 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectors/bpf_histogram.h"
-#include "collectors/bpf_status.h"
+#include "bpf/block_object.h"
+#include "bpf/nvme_object.h"
+#include "bpf/program_stats.h"
+#include "bpf/status.h"
+#include "model/topology.h"
 
 namespace pathwise::bpf {
 
-struct DeviceNumber {
-  uint32_t major = 0;
-  uint32_t minor = 0;
-  // Kernel dev_t encoding used in the maps: major << 20 | minor.
-  static DeviceNumber FromKernel(uint32_t dev) {
-    return {dev >> 20, dev & 0xfffff};
-  }
-  std::string ToString() const;  // "259:0"
-  friend auto operator<=>(const DeviceNumber&, const DeviceNumber&) = default;
-};
-
-struct IoStats {
-  uint64_t completed = 0;
-  uint64_t bytes = 0;
-  uint64_t latency_sum_ns = 0;
-  uint64_t errors = 0;
-  LatencyHistogram latency;  // latency.Count() == completed
-  void Merge(const IoStats& other);
-  friend bool operator==(const IoStats&, const IoStats&) = default;
-};
-
-struct DeviceIo {
-  DeviceNumber dev;
-  // The disk's kernel name (nvme0c1n1, loop3), recorded by the kernel side
-  // when the entry was created; "" if unknown. Hidden NVMe path disks have
-  // no dev_t visible to userspace, so this is the join key.
-  std::string disk;
-  Op op = Op::kOther;
-  IoStats stats;
-};
-
-struct PathNvmeStats {
-  DeviceNumber dev;
+// One path's NVMe statistics (every device with a per-path entry).
+// stats.errors_by_class is set only while the nvme object is attached.
+struct PathSample {
+  model::DevId dev;
   std::string disk;  // as DeviceIo::disk
-  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
-  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
-  uint64_t retries = 0;    // completions of retried commands
-  uint64_t failovers = 0;  // requests failed over to another path
-};
-
-struct ProgramStats {
-  std::string name;    // kernel program name, e.g. "pw_done_btf"
-  std::string attach;  // e.g. "tp_btf/block_rq_complete"
-  uint32_t id = 0;
-  uint64_t run_time_ns = 0;  // 0 unless kernel.bpf_stats_enabled
-  uint64_t run_count = 0;    // idem
-  uint64_t recursion_misses = 0;
-};
-
-enum class NvmeAttachState {
-  kDisabled,     // SamplerOptions.nvme == false
-  kAttached,     // nvme_complete_rq program attached
-  kNotLoaded,    // nvme-core not loaded; retried on every Read()
-  kUnavailable,  // cannot be used here (see nvme_status_message)
+  model::PathNvmeStats stats;
 };
 
 struct SamplerSnapshot {
-  std::vector<DeviceIo> io;                          // sorted by (dev, op)
-  std::vector<PathNvmeStats> paths;                  // sorted by dev
-  std::array<uint64_t, kDropReasonCount> dropped{};  // by DropReason
+  std::vector<DeviceIo> io;       // sorted by (dev, op)
+  std::vector<PathSample> paths;  // sorted by dev
+  // By DropReason.
+  std::array<uint64_t, model::kDropReasonCount> dropped{};
   uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
   uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
-  uint64_t nvme_no_disk = 0;       // nvme completions without a disk
   std::vector<ProgramStats> programs;
   // Run-time stats are being collected: this sampler holds a
   // BPF_ENABLE_STATS fd, or the kernel.bpf_stats_enabled sysctl is on.
@@ -162,10 +116,6 @@ class BpfSampler {
   std::unique_ptr<Impl> impl_;
 };
 
-// Merges per-path stats into per-head (or any group) stats: exact sums of
-// counters and histograms. Convenience for the exporter.
-IoStats MergeIo(const std::vector<const IoStats*>& parts);
-
 }  // namespace pathwise::bpf
 
-#endif  // PATHWISE_COLLECTORS_BPF_SAMPLER_H_
+#endif  // PATHWISE_BPF_SAMPLER_H_

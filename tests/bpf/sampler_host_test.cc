@@ -26,8 +26,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "collectors/bpf_btf.h"
-#include "collectors/bpf_sampler.h"
+#include "bpf/kernel_btf.h"
+#include "bpf/sampler.h"
+#include "model/delta.h"
 #include "pathwise_nvme.skel.h"
 
 namespace pathwise::bpf {
@@ -144,12 +145,12 @@ class LoopDevice {
   }
   const std::string& path() const { return path_; }
   const std::string& name() const { return name_; }
-  DeviceNumber dev() const { return dev_; }
+  model::DevId dev() const { return dev_; }
 
  private:
   LoopDevice() = default;
   std::string dir_, file_, path_, name_;
-  DeviceNumber dev_;
+  model::DevId dev_;
 };
 
 // Runs fio with exactly `n` direct 4 KiB I/Os of `rw` on `dev`.
@@ -162,31 +163,20 @@ CmdResult Fio(const std::string& dev, const std::string& rw, uint64_t n,
                    " --randrepeat=1 --group_reporting --output-format=terse"));
 }
 
-const IoStats* Find(const SamplerSnapshot& s, DeviceNumber dev, Op op) {
+const model::OpStats* Find(const SamplerSnapshot& s, model::DevId dev, Op op) {
   for (const DeviceIo& d : s.io) {
     if (d.dev == dev && d.op == op) return &d.stats;
   }
   return nullptr;
 }
 
-IoStats Delta(const SamplerSnapshot& before, const SamplerSnapshot& after,
-              DeviceNumber dev, Op op) {
-  IoStats out;
-  const IoStats* a = Find(after, dev, op);
-  if (!a) return out;
-  out = *a;
-  if (const IoStats* b = Find(before, dev, op)) {
-    out.completed -= b->completed;
-    out.bytes -= b->bytes;
-    out.latency_sum_ns -= b->latency_sum_ns;
-    out.errors -= b->errors;
-    LatencyHistogram h;
-    for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
-      h.AddToBucket(i, a->latency.buckets()[i] - b->latency.buckets()[i]);
-    }
-    out.latency = h;
-  }
-  return out;
+// What the sampler counted for (dev, op) between two reads.
+model::OpStats Delta(const SamplerSnapshot& before,
+                     const SamplerSnapshot& after, model::DevId dev, Op op) {
+  const model::OpStats* a = Find(after, dev, op);
+  if (!a) return {};
+  const model::OpStats* b = Find(before, dev, op);
+  return model::Delta(*a, b ? *b : model::OpStats{});
 }
 
 class BpfHostTest : public ::testing::Test {
@@ -228,24 +218,27 @@ class BpfHostTest : public ::testing::Test {
     std::optional<BlockStat> sys_after = ReadBlockStat(loop->name());
     ASSERT_TRUE(sys_after.has_value());
 
-    const IoStats reads = Delta(*before, *after, loop->dev(), Op::kRead);
-    const IoStats writes = Delta(*before, *after, loop->dev(), Op::kWrite);
+    const model::OpStats reads = Delta(*before, *after, loop->dev(), Op::kRead);
+    const model::OpStats writes =
+        Delta(*before, *after, loop->dev(), Op::kWrite);
+    ASSERT_TRUE(reads.latency && writes.latency && reads.errors &&
+                writes.errors);
     EXPECT_EQ(reads.completed, kN);
     EXPECT_EQ(writes.completed, kN);
     EXPECT_EQ(reads.bytes, kN * 4096);
     EXPECT_EQ(writes.bytes, kN * 4096);
-    EXPECT_EQ(reads.latency.Count(), reads.completed);
-    EXPECT_EQ(writes.latency.Count(), writes.completed);
-    EXPECT_EQ(reads.errors, 0u);
-    EXPECT_EQ(writes.errors, 0u);
+    EXPECT_EQ(reads.latency->Count(), reads.completed);
+    EXPECT_EQ(writes.latency->Count(), writes.completed);
+    EXPECT_EQ(*reads.errors, 0u);
+    EXPECT_EQ(*writes.errors, 0u);
     // The kernel side recorded the disk's name (the join key for hidden
     // NVMe path disks, which have no dev_t in sysfs).
     for (const DeviceIo& d : after->io) {
       if (d.dev == loop->dev()) EXPECT_EQ(d.disk, loop->name());
     }
-    EXPECT_GT(reads.latency_sum_ns, 0u);
+    EXPECT_GT(reads.time_ns, 0u);
     // Mean latency lies within the histogram's bounds.
-    const double mean_s = double(reads.latency_sum_ns) / 1e9 / double(kN);
+    const double mean_s = double(reads.time_ns) / 1e9 / double(kN);
     EXPECT_GT(mean_s, 0);
     EXPECT_LT(mean_s, 1.0);
 
@@ -265,11 +258,11 @@ class BpfHostTest : public ::testing::Test {
     }
     for (DropReason r : {DropReason::kStartMapFull, DropReason::kIoMapFull,
                          DropReason::kPathMapFull}) {
-      EXPECT_EQ(after->dropped[size_t(r)], 0u) << DropReasonName(r);
+      EXPECT_EQ(after->dropped[model::Index(r)], 0u) << model::Index(r);
     }
     // No failovers on a loop device.
-    for (const PathNvmeStats& p : after->paths) {
-      if (p.dev == loop->dev()) EXPECT_EQ(p.failovers, 0u);
+    for (const PathSample& p : after->paths) {
+      if (p.dev == loop->dev()) EXPECT_EQ(p.stats.failovers, 0u);
     }
   }
 };

@@ -1,4 +1,4 @@
-#include "collectors/bpf_histogram.h"
+#include "model/histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ extern "C" {
 #include "bpf/pathwise_hist.h"
 }
 
-namespace pathwise::bpf {
+namespace pathwise::model {
 namespace {
 
 using H = LatencyHistogram;
@@ -135,9 +135,9 @@ TEST(HistogramMerge, HeadQuantileFromMergedPaths) {
   H head = fast;
   head.Merge(slow);
   EXPECT_EQ(head.Count(), 1000u);
-  EXPECT_LT(head.QuantileSeconds(0.5), 0.000200);
-  EXPECT_GE(head.QuantileSeconds(0.95), 0.025);
-  EXPECT_LE(head.QuantileSeconds(0.95), 0.035);
+  EXPECT_LT(head.Quantile(0.5), 0.000200);
+  EXPECT_GE(head.Quantile(0.95), 0.025);
+  EXPECT_LE(head.Quantile(0.95), 0.035);
 }
 
 TEST(HistogramCumulative, LastIsCountAndMonotonic) {
@@ -154,30 +154,67 @@ TEST(HistogramCumulative, LastIsCountAndMonotonic) {
 
 TEST(HistogramQuantile, InterpolatesLikePrometheus) {
   H h;
-  EXPECT_TRUE(std::isnan(h.QuantileSeconds(0.5)));
+  EXPECT_TRUE(std::isnan(h.Quantile(0.5)));
   // 100 observations all in bucket (1024, 1280] ns.
   h.Observe(1200, 100);
   const double lo = H::UpperBoundSeconds(0), hi = H::UpperBoundSeconds(1);
-  EXPECT_NEAR(h.QuantileSeconds(0.5), lo + (hi - lo) * 0.5, 1e-15);
-  EXPECT_NEAR(h.QuantileSeconds(1.0), hi, 1e-15);
+  EXPECT_NEAR(h.Quantile(0.5), lo + (hi - lo) * 0.5, 1e-15);
+  EXPECT_NEAR(h.Quantile(1.0), hi, 1e-15);
   // Rank in +Inf: the last finite bound, as histogram_quantile() does.
   H inf;
   inf.Observe(~uint64_t{0});
-  EXPECT_DOUBLE_EQ(inf.QuantileSeconds(0.5),
+  EXPECT_DOUBLE_EQ(inf.Quantile(0.5),
                    H::UpperBoundSeconds(H::kFiniteBuckets - 1));
 }
 
-TEST(HistogramRaw, AddRawIsPerBucketSum) {
-  std::vector<uint64_t> raw(H::kBuckets, 0);
-  raw[0] = 1;
-  raw[50] = 7;
-  raw[H::kBuckets - 1] = 2;
-  H h;
-  h.AddRaw(raw);
-  h.AddRaw(raw);
-  EXPECT_EQ(h.Count(), 20u);
-  EXPECT_EQ(h.buckets()[50], 14u);
+TEST(HistogramKernel, BucketingIsTheKernelProgramsCode) {
+  // The model's layout and bpf/pathwise_hist.h (what the BPF programs run)
+  // must bucket every latency alike and publish the same bounds.
+  for (size_t i = 0; i < H::kFiniteBuckets; ++i) {
+    ASSERT_EQ(H::UpperBoundNs(i), pw_hist_upper_ns(static_cast<__u32>(i))) << i;
+    const uint64_t b = H::UpperBoundNs(i);
+    ASSERT_EQ(H::BucketFor(b), pw_hist_bucket(b)) << b;
+    ASSERT_EQ(H::BucketFor(b + 1), pw_hist_bucket(b + 1)) << b + 1;
+  }
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t v = rng() >> (rng() % 64);
+    ASSERT_EQ(H::BucketFor(v), pw_hist_bucket(v)) << v;
+  }
+  EXPECT_EQ(H::kBuckets, static_cast<size_t>(PW_HIST_BUCKETS));
+}
+
+TEST(HistogramDelta, DeltaOfSnapshotsIsTheWindowsObservations) {
+  H before, window;
+  before.Observe(5'000, 10);
+  before.Observe(2'000'000, 3);
+  window.Observe(5'000, 4);
+  window.Observe(80'000'000, 1);
+  H after = before;
+  after.Merge(window);
+  EXPECT_EQ(after.Delta(before), window);
+  EXPECT_EQ(after.Delta(after).Count(), 0u);
+  // A source that restarted (a bucket went backwards) adds nothing there.
+  H restarted;
+  restarted.Observe(5'000, 2);
+  EXPECT_EQ(restarted.Delta(before).Count(), 0u);
+}
+
+TEST(HistogramLayout, AFinerLayoutIsTheSameType) {
+  // 8 sub-buckets per octave from 128 ns: a template argument, not a copy.
+  using Fine = BasicLatencyHistogram<LogLinearLayout<3, 7, 36>>;
+  EXPECT_EQ(Fine::kBuckets, 1 + 29 * 8 + 1u);
+  EXPECT_EQ(Fine::UpperBoundNs(0), 128u);
+  EXPECT_EQ(Fine::UpperBoundNs(1), 144u);
+  for (size_t i = 0; i < Fine::kFiniteBuckets; ++i) {
+    EXPECT_EQ(Fine::BucketFor(Fine::UpperBoundNs(i)), i);
+    EXPECT_EQ(Fine::BucketFor(Fine::UpperBoundNs(i) + 1), i + 1);
+  }
+  Fine f;
+  f.Observe(1000, 10);
+  EXPECT_LE(f.Quantile(0.5), 1.024e-6);
+  EXPECT_GE(f.Quantile(0.5), 0.896e-6);
 }
 
 }  // namespace
-}  // namespace pathwise::bpf
+}  // namespace pathwise::model

@@ -3,8 +3,8 @@
 // versions, and some were macros before 6.10), the private layout of
 // nvme-core's struct nvme_request, and whether tp_btf can attach to a
 // tracepoint. Internal to the sampler; exposed for tests.
-#ifndef PATHWISE_COLLECTORS_BPF_BTF_H_
-#define PATHWISE_COLLECTORS_BPF_BTF_H_
+#ifndef PATHWISE_BPF_KERNEL_BTF_H_
+#define PATHWISE_BPF_KERNEL_BTF_H_
 
 #include <array>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/bpf_status.h"
+#include "bpf/status.h"
 
 struct btf;
 
@@ -68,4 +68,4 @@ bool ProbeTpBtf(std::string_view tp, std::string_view module, std::string* why);
 
 }  // namespace pathwise::bpf
 
-#endif  // PATHWISE_COLLECTORS_BPF_BTF_H_
+#endif  // PATHWISE_BPF_KERNEL_BTF_H_

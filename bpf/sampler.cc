@@ -1,0 +1,211 @@
+#include "bpf/sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bpf/object_util.h"
+
+namespace pathwise::bpf {
+namespace {
+
+bool ReadBpfStatsSysctl() {
+  std::ifstream f("/proc/sys/kernel/bpf_stats_enabled");
+  int v = 0;
+  return (f >> v) && v != 0;
+}
+
+// Per-path statistics: every device with a pw_path entry (failovers are
+// counted without the nvme object), with the nvme object's counters.
+std::vector<PathSample> MergePaths(const BlockSample& block,
+                                   const NvmeSample* nvme) {
+  std::map<uint32_t, PathSample> paths;
+  auto entry = [&](uint32_t dev) -> PathSample& {
+    PathSample& p = paths[dev];
+    p.dev = model::DevId::FromKernel(dev);
+    if (auto it = block.disk_names.find(dev); it != block.disk_names.end()) {
+      p.disk = it->second;
+    }
+    return p;
+  };
+  for (const auto& [dev, n] : block.failovers) entry(dev).stats.failovers = n;
+  if (nvme) {
+    for (auto& [dev, p] : paths) p.stats.errors_by_class.emplace();
+    for (const auto& [dev, c] : nvme->paths) {
+      PathSample& p = entry(dev);
+      p.stats.errors_by_class = c.errors_by_class;
+      p.stats.retries = c.retries;
+    }
+  }
+  std::vector<PathSample> out;
+  out.reserve(paths.size());
+  for (auto& [dev, p] : paths) out.push_back(std::move(p));
+  return out;  // sorted by dev: the map's order is the kernel dev_t's
+}
+
+void FillDrops(const BlockSample& block, const NvmeSample* nvme,
+               SamplerSnapshot& snap) {
+  auto drop = [&](model::DropReason r) -> uint64_t& {
+    return snap.dropped[static_cast<size_t>(r)];
+  };
+  drop(model::DropReason::kStartMapFull) = block.dropped_start_map_full;
+  drop(model::DropReason::kNoStartTime) = block.dropped_no_start_time;
+  drop(model::DropReason::kIoMapFull) = block.dropped_io_map_full;
+  drop(model::DropReason::kPathMapFull) =
+      block.dropped_path_map_full + (nvme ? nvme->dropped_path_map_full : 0);
+  uint64_t recursion = 0;
+  for (const ProgramStats& p : snap.programs) recursion += p.recursion_misses;
+  drop(model::DropReason::kRecursion) = recursion;
+}
+
+}  // namespace
+
+struct BpfSampler::Impl {
+  SamplerOptions options;
+  std::unique_ptr<BlockObject> block;
+  NvmeAttach nvme;
+  std::vector<std::string> notes;
+  int stats_fd = -1;
+  int ncpus = 0;
+
+  ~Impl() {
+    // The nvme object reuses the block object's maps: close it first.
+    nvme.object.reset();
+    block.reset();
+    if (stats_fd >= 0) close(stats_fd);
+  }
+
+  void AttachNvmeObject() {
+    nvme = AttachNvme(block->path_map_fd(), block->counters_map_fd(), ncpus);
+  }
+};
+
+absl::StatusOr<std::unique_ptr<BpfSampler>> BpfSampler::Create(
+    const SamplerOptions& options) {
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return absl::FailedPreconditionError(
+        "kernel BTF /sys/kernel/btf/vmlinux is missing or unreadable; the "
+        "BPF sampler needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->ncpus = libbpf_num_possible_cpus();
+  if (impl->ncpus <= 0) {
+    return absl::InternalError("cannot determine the number of possible CPUs");
+  }
+
+  struct btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot parse kernel BTF /sys/kernel/btf/vmlinux: ", Errno(errno)));
+  }
+  absl::StatusOr<BlockLayout> layout = ReadBlockLayout(vmlinux);
+  btf__free(vmlinux);
+  if (!layout.ok()) return layout.status();
+  impl->notes = layout->fallbacks;
+
+  if (options.enable_bpf_stats) {
+    impl->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (impl->stats_fd < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "BPF_ENABLE_STATS(BPF_STATS_RUN_TIME) failed: ", Errno(errno)));
+    }
+  }
+
+  const BlockOptions block_options = {
+      .force_own_start = options.force_own_start,
+      .force_spill = options.force_spill,
+      .max_inflight = options.max_inflight,
+      .max_devices = options.max_devices,
+  };
+  absl::StatusOr<std::unique_ptr<BlockObject>> block =
+      BlockObject::Load(*layout, block_options, impl->ncpus, impl->notes);
+  if (!block.ok()) return block.status();
+  impl->block = *std::move(block);
+
+  if (options.nvme) {
+    impl->AttachNvmeObject();
+  } else {
+    impl->nvme.state = NvmeAttachState::kDisabled;
+  }
+  return std::unique_ptr<BpfSampler>(new BpfSampler(std::move(impl)));
+}
+
+BpfSampler::BpfSampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BpfSampler::~BpfSampler() = default;
+
+const std::string& BpfSampler::block_attach_mode() const {
+  return impl_->block->attach_mode();
+}
+const std::vector<std::string>& BpfSampler::notes() const {
+  return impl_->notes;
+}
+
+namespace {
+
+ObjectIds Ids(const BlockObject& block, const NvmeObject* nvme) {
+  ObjectIds ids;
+  block.AppendIds(ids);
+  if (nvme) nvme->AppendIds(ids);
+  return ids;
+}
+
+}  // namespace
+
+std::vector<uint32_t> BpfSampler::ProgramIds() const {
+  return Ids(*impl_->block, impl_->nvme.object.get()).programs;
+}
+
+std::vector<uint32_t> BpfSampler::MapIds() const {
+  std::vector<uint32_t> out = Ids(*impl_->block, impl_->nvme.object.get()).maps;
+  // The nvme object's pw_path and pw_counters are the block object's.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<uint32_t> BpfSampler::LinkIds() const {
+  return Ids(*impl_->block, impl_->nvme.object.get()).links;
+}
+
+absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
+  Impl& im = *impl_;
+  if (im.options.nvme && im.nvme.state == NvmeAttachState::kNotLoaded &&
+      NvmeCoreLoaded()) {
+    im.AttachNvmeObject();
+  }
+
+  absl::StatusOr<BlockSample> block = im.block->Read();
+  if (!block.ok()) return block.status();
+  std::optional<NvmeSample> nvme;
+  if (im.nvme.object) {
+    absl::StatusOr<NvmeSample> n = im.nvme.object->Read();
+    if (!n.ok()) return n.status();
+    nvme = *std::move(n);
+  }
+
+  SamplerSnapshot snap;
+  snap.nvme_state = im.nvme.state;
+  snap.nvme_status_message = im.nvme.message;
+  snap.bpf_stats_enabled = im.stats_fd >= 0 || ReadBpfStatsSysctl();
+  snap.start_from_kernel = block->start_from_kernel;
+  snap.start_from_own = block->start_from_own;
+  snap.paths = MergePaths(*block, nvme ? &*nvme : nullptr);
+  snap.io = std::move(block->io);
+  snap.programs = std::move(block->programs);
+  if (nvme) {
+    for (ProgramStats& p : nvme->programs)
+      snap.programs.push_back(std::move(p));
+  }
+  FillDrops(*block, nvme ? &*nvme : nullptr, snap);
+  return snap;
+}
+
+}  // namespace pathwise::bpf

@@ -1,0 +1,184 @@
+// The label values of the model's vocabulary (model/types.h), as the metric
+// contract, the JSON and the text views spell them. The one place where an
+// enum becomes a name on the way out.
+#ifndef PATHWISE_EXPORTERS_LABELS_H_
+#define PATHWISE_EXPORTERS_LABELS_H_
+
+#include <array>
+
+#include "absl/strings/string_view.h"
+#include "model/topology.h"
+#include "model/types.h"
+
+namespace pathwise::exporters {
+
+// The `op` label.
+constexpr absl::string_view OpLabel(model::Op op) {
+  switch (op) {
+    case model::Op::kRead:
+      return "read";
+    case model::Op::kWrite:
+      return "write";
+    case model::Op::kFlush:
+      return "flush";
+    case model::Op::kDiscard:
+      return "discard";
+    case model::Op::kPassthru:
+      return "passthru";
+    case model::Op::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+// The order in which a device's op series are published (the sysfs stat
+// file's order first), kept stable for readers of the exposition.
+inline constexpr std::array<model::Op, model::kOpCount> kOpExportOrder = {
+    model::Op::kRead,  model::Op::kWrite,    model::Op::kDiscard,
+    model::Op::kFlush, model::Op::kPassthru, model::Op::kOther};
+
+// The `op_group` label and the JSON keys of per-group values.
+constexpr absl::string_view OpGroupLabel(model::OpGroup g) {
+  switch (g) {
+    case model::OpGroup::kRead:
+      return "read";
+    case model::OpGroup::kWrite:
+      return "write";
+    case model::OpGroup::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+// The `state` of pathwise_path_health and the JSON/text health.
+constexpr absl::string_view PathHealthLabel(model::PathHealth h) {
+  switch (h) {
+    case model::PathHealth::kHealthy:
+      return "healthy";
+    case model::PathHealth::kDegraded:
+      return "degraded";
+    case model::PathHealth::kFailed:
+      return "failed";
+    case model::PathHealth::kIdle:
+      return "idle";
+  }
+  return "healthy";
+}
+
+// The `iopolicy` label: the kernel's spelling. "" for kUnknown.
+constexpr absl::string_view IopolicyLabel(model::Iopolicy p) {
+  switch (p) {
+    case model::Iopolicy::kNuma:
+      return "numa";
+    case model::Iopolicy::kRoundRobin:
+      return "round-robin";
+    case model::Iopolicy::kQueueDepth:
+      return "queue-depth";
+    case model::Iopolicy::kUnknown:
+      return "";
+  }
+  return "";
+}
+
+// The `state` of pathwise_path_ana_state: the kernel's spelling. "" for
+// kUnknown.
+constexpr absl::string_view AnaStateLabel(model::AnaState s) {
+  switch (s) {
+    case model::AnaState::kOptimized:
+      return "optimized";
+    case model::AnaState::kNonOptimized:
+      return "non-optimized";
+    case model::AnaState::kInaccessible:
+      return "inaccessible";
+    case model::AnaState::kPersistentLoss:
+      return "persistent-loss";
+    case model::AnaState::kChange:
+      return "change";
+    case model::AnaState::kUnknown:
+      return "";
+  }
+  return "";
+}
+
+// A controller state as the kernel spells it ("deleting (no IO)" for
+// kDeletingNoIo; the StateSet uses StateSetMember first). "" for kUnknown.
+constexpr absl::string_view ControllerStateLabel(model::ControllerState s) {
+  switch (s) {
+    case model::ControllerState::kLive:
+      return "live";
+    case model::ControllerState::kConnecting:
+      return "connecting";
+    case model::ControllerState::kResetting:
+      return "resetting";
+    case model::ControllerState::kDeleting:
+      return "deleting";
+    case model::ControllerState::kDeletingNoIo:
+      return "deleting (no IO)";
+    case model::ControllerState::kDead:
+      return "dead";
+    case model::ControllerState::kNew:
+      return "new";
+    case model::ControllerState::kUnknown:
+      return "";
+  }
+  return "";
+}
+
+// The `status_class` label.
+constexpr absl::string_view NvmeStatusClassLabel(model::NvmeStatusClass c) {
+  switch (c) {
+    case model::NvmeStatusClass::kSuccess:
+      return "success";
+    case model::NvmeStatusClass::kGeneric:
+      return "generic";
+    case model::NvmeStatusClass::kCommandSpecific:
+      return "command_specific";
+    case model::NvmeStatusClass::kMedia:
+      return "media";
+    case model::NvmeStatusClass::kPath:
+      return "path";
+    case model::NvmeStatusClass::kVendor:
+      return "vendor";
+    case model::NvmeStatusClass::kReserved:
+      return "reserved";
+  }
+  return "reserved";
+}
+
+// The `reason` of pathwise_bpf_events_dropped_total.
+constexpr absl::string_view DropReasonLabel(model::DropReason r) {
+  switch (r) {
+    case model::DropReason::kStartMapFull:
+      return "start_map_full";
+    case model::DropReason::kNoStartTime:
+      return "no_start_time";
+    case model::DropReason::kIoMapFull:
+      return "io_map_full";
+    case model::DropReason::kPathMapFull:
+      return "path_map_full";
+    case model::DropReason::kRecursion:
+      return "recursion";
+  }
+  return "unknown";
+}
+
+// What the views show for a state that may be one the model does not know:
+// the label of a known value, else the kernel's string verbatim ("" when
+// nothing was reported).
+inline absl::string_view AnaStateText(const model::Path& p) {
+  return p.ana_state == model::AnaState::kUnknown ? p.unknown_ana_state
+                                                  : AnaStateLabel(p.ana_state);
+}
+inline absl::string_view ControllerStateText(const model::Controller& c) {
+  return c.state == model::ControllerState::kUnknown
+             ? c.unknown_state
+             : ControllerStateLabel(c.state);
+}
+inline absl::string_view IopolicyText(const model::Subsystem& s) {
+  return s.iopolicy == model::Iopolicy::kUnknown ? s.unknown_iopolicy
+                                                 : IopolicyLabel(s.iopolicy);
+}
+
+}  // namespace pathwise::exporters
+
+#endif  // PATHWISE_EXPORTERS_LABELS_H_
