@@ -179,9 +179,9 @@ PolicyResult Sim<S>::Run() {
     OpResult& r = result_.ops[op];
     r.mib_s = static_cast<double>(r.bytes) / secs / 1048576.0;
     r.iops = static_cast<double>(r.ios) / secs;
-    r.p50_ms = hist_[op].Quantile(0.5) / 1e6;
-    r.p99_ms = hist_[op].Quantile(0.99) / 1e6;
-    r.p999_ms = hist_[op].Quantile(0.999) / 1e6;
+    r.p50_ms = QuantileMs(hist_[op], 0.5);
+    r.p99_ms = QuantileMs(hist_[op], 0.99);
+    r.p999_ms = QuantileMs(hist_[op], 0.999);
   }
   return result_;
 }
@@ -247,7 +247,7 @@ void Sim<S>::Complete(int id) {
   OpResult& r = result_.ops[Op(io)];
   ++r.ios;
   r.bytes += sc_.workload.bs;
-  hist_[Op(io)].Add(now_ - io.submit_ns);
+  hist_[Op(io)].Observe(static_cast<uint64_t>(now_ - io.submit_ns));
   ++result_.path_ios[pi];
   selector_.OnComplete(pi, io.req,
                        {.now_ns = now_, .latency_ns = path_lat, .ok = true});

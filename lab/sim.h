@@ -32,7 +32,8 @@ struct OpResult {
   double mib_s = 0;
   double iops = 0;
   // Completion latency seen by the application (head submit to completion,
-  // including any failover), from a log-linear histogram (< 1% error).
+  // including any failover), interpolated in a log-linear histogram of
+  // < 1.6 % bucket width (lab/latency_histogram.h).
   double p50_ms = 0, p99_ms = 0, p999_ms = 0;
 };
 
