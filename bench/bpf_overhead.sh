@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BPF sampler overhead benchmark (issue 4).
+# BPF sampler overhead benchmark.
 #
 # Workload: a loop device on a file in tmpfs, fio randread 4k, QD 32,
 # io_uring, fixed time. Measured in one run of this script:

@@ -9,9 +9,9 @@
  * Prometheus `le` semantics: bucket i holds latencies v with
  *   upper(i - 1) < v <= upper(i).
  * Computing the bucket from v - 1 over half-open [lower, upper) ranges gives
- * exactly that: a value equal to a bound stays in that bound's bucket. (The
- * off-by-one of ebpf_exporter issue #488 is the opposite choice: floor(log2
- * v) puts v = 2^k into the bucket labelled le=2^(k+1).)
+ * exactly that: a value equal to a bound stays in that bound's bucket.
+ * (floor(log2(v)) bucketing makes the opposite, off-by-one choice: it puts
+ * v = 2^k into the bucket labelled le=2^(k+1).)
  */
 #ifndef PATHWISE_BPF_PATHWISE_HIST_H_
 #define PATHWISE_BPF_PATHWISE_HIST_H_

@@ -1,5 +1,5 @@
-// `pathwise lab` output: a table like the seeds' (MiB/s, IOPS, p50/p99/p999
-// per policy and op), CSV or JSON.
+// `pathwise lab` output: a table (MiB/s, IOPS, p50/p99/p999 per policy and
+// op, each path's share), CSV or JSON.
 #ifndef PATHWISE_LAB_REPORT_H_
 #define PATHWISE_LAB_REPORT_H_
 

@@ -3,8 +3,8 @@
 // per collection window; `pathwise lab`'s "pathwise" policy feeds it once per
 // simulated window. Both use this code, not a copy.
 //
-// The maths follow the kernel's proposed latency iopolicy (linux-nvme,
-// "nvme-multipath: introduce latency I/O policy", v8):
+// The maths follow the proposed kernel "latency" iopolicy (per-path EWMA of
+// completion latency, weights inversely proportional to it):
 //
 //   EWMA (per path, per op group, integer nanoseconds):
 //     window mean  m = latency_sum_ns / count           (count > 0)
@@ -52,8 +52,8 @@
 //      of a slow path that numa might pin every CPU to).
 //   3. Symmetric: numa when the paths sit on more than one NUMA node (it
 //      keeps I/O local), else round-robin.
-//   The seed's characterisation: round-robin is for symmetric paths,
-//   queue-depth for asymmetric ones.
+//   In short: round-robin is for symmetric paths, queue-depth for
+//   asymmetric ones.
 #ifndef PATHWISE_SCORING_SCORING_H_
 #define PATHWISE_SCORING_SCORING_H_
 

@@ -1,4 +1,4 @@
-// Checks the alert rules against issue 6's contract, beyond what promtool does:
+// Checks the alert rules against their documented contract, beyond what promtool does:
 // - each alert has severity (critical|warning|info), a summary, and a
 //   description that names subsystem, head, path and controller;
 // - deploy/prometheus/tests/*.test.yml has, for every alert, at least one
@@ -38,7 +38,7 @@ const names = alerts.map((a) => a.alert);
 function check(name, fn) {
   try { fn(); console.log(`ok   ${name}`); } catch (e) { failures++; console.log(`FAIL ${name}: ${e.message}`); }
 }
-check("every alert of issue 6 is defined once", () => {
+check("every documented alert is defined once", () => {
   for (const n of REQUIRED) assert.equal(names.filter((x) => x === n).length, 1, n);
 });
 for (const a of alerts) {

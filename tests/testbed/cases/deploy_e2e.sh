@@ -1,4 +1,4 @@
-# End to end, as users run it (issue 6), tcp:2:
+# End to end, as users run it, tcp:2:
 # - pathwise with the exact container args of deploy/kubernetes/daemonset.yaml;
 # - Debian's prometheus scraping it every 2 s (timeout 2 s) with the shipped
 #   rules; deploy/prometheus/override-for.sh (the documented override; the

@@ -1,4 +1,4 @@
-# The container image in the guest (issue 6), tcp:2: the OCI archive that
+# The container image in the guest, tcp:2: the OCI archive that
 # deploy/build-image.sh built (the deploy_image test) is unpacked here, in
 # the guest, and its filesystem runs the agent the way the DaemonSet does:
 # - its own mount and network namespaces, the root filesystem read-only

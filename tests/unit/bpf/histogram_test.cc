@@ -70,8 +70,8 @@ TEST(HistogramEdges, BoundsAreInclusive) {
 }
 
 TEST(HistogramEdges, PowersOfTwoLandInTheirOwnLeBucket) {
-  // ebpf_exporter issue #488: floor(log2(v)) bucketing put v = 2^k into
-  // the bucket labelled le=2^(k+1). Here 2^k goes to le=2^k exactly.
+  // floor(log2(v)) bucketing would put v = 2^k into the bucket labelled
+  // le=2^(k+1), an off-by-one against `le`. Here 2^k goes to le=2^k.
   for (int k = PW_HIST_MIN_SHIFT; k <= PW_HIST_MAX_SHIFT; ++k) {
     const uint64_t v = uint64_t{1} << k;
     EXPECT_EQ(H::UpperBoundNs(H::BucketFor(v)), v) << "k=" << k;
