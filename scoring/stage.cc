@@ -39,20 +39,27 @@ bool KernelHasQueueDepth(absl::string_view release) {
   return major > 6 || (major == 6 && minor >= 11);
 }
 
-model::Scoring ScoringStage::Score(
-    const model::Topology& topo,
-    const std::map<std::string, model::IoStats, std::less<>>& path_io,
-    const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme) {
+model::Scoring ScoringStage::Score(const model::Topology& topo,
+                                   const PathIo& path_io,
+                                   const PathNvme& path_nvme) {
+  model::Scoring out;
+  ScoreHeads(TakeWindows(topo, path_io, path_nvme), out);
+  AdviseSubsystems(topo, out);
+  return out;
+}
+
+ScoringStage::Windows ScoringStage::TakeWindows(const model::Topology& topo,
+                                                const PathIo& path_io,
+                                                const PathNvme& path_nvme) {
   std::map<std::string, Counters, std::less<>> current;
-  std::map<std::string, std::vector<scoring::PathWindow>, std::less<>> windows;
+  Windows windows;
   for (const model::Head& h : topo.heads) windows[h.name];
 
   for (const model::Path& p : topo.paths) {
     scoring::PathWindow w;
     w.path = p.name;
     w.numa_node = p.numa_node;
-    const model::Controller* c = topo.FindController(p.controller);
-    w.usable = PathUsable(p, c);
+    w.usable = PathUsable(p, topo.FindController(p.controller));
 
     auto io = path_io.find(p.name);
     if (io != path_io.end()) {
@@ -93,13 +100,14 @@ model::Scoring ScoringStage::Score(
     }
   }
   previous_ = std::move(current);
+  return windows;
+}
 
+void ScoringStage::ScoreHeads(const Windows& windows, model::Scoring& out) {
   // Heads that vanished are forgotten; new ones start fresh.
   for (auto it = heads_.begin(); it != heads_.end();) {
     it = windows.contains(it->first) ? std::next(it) : heads_.erase(it);
   }
-
-  model::Scoring out;
   const double interval_s = absl::ToDoubleSeconds(options_.interval);
   for (const auto& [head, window] : windows) {
     auto [it, inserted] = heads_.try_emplace(head, options_.config);
@@ -128,7 +136,10 @@ model::Scoring ScoringStage::Score(
     }
     hs.latency_imbalance_ratio = sum.imbalance_ratio;
   }
+}
 
+void ScoringStage::AdviseSubsystems(const model::Topology& topo,
+                                    model::Scoring& out) const {
   for (const model::Subsystem& s : topo.subsystems) {
     scoring::AdvisorInput in;
     in.current_iopolicy = s.iopolicy;
@@ -143,7 +154,6 @@ model::Scoring ScoringStage::Score(
     out.iopolicy_recommended[s.name] = {advice.iopolicy,
                                         std::move(advice.reason)};
   }
-  return out;
 }
 
 }  // namespace pathwise::scoring

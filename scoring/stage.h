@@ -14,6 +14,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -60,6 +61,21 @@ class ScoringStage {
     uint64_t failovers = 0;
     uint64_t path_errors = 0;
   };
+
+  using PathIo = std::map<std::string, model::IoStats, std::less<>>;
+  using PathNvme = std::map<std::string, model::PathNvmeStats, std::less<>>;
+  using Windows =
+      std::map<std::string, std::vector<scoring::PathWindow>, std::less<>>;
+
+  // This window's per-path deltas of the cumulative counters, by head;
+  // remembers the counters for the next window.
+  Windows TakeWindows(const model::Topology& topo, const PathIo& path_io,
+                      const PathNvme& path_nvme);
+  // Feeds each head's scorer (forgetting heads that vanished) and fills
+  // out.paths and out.heads.
+  void ScoreHeads(const Windows& windows, model::Scoring& out);
+  // The advisor's iopolicy per subsystem, into out.iopolicy_recommended.
+  void AdviseSubsystems(const model::Topology& topo, model::Scoring& out) const;
 
   ScoringOptions options_;
   std::map<std::string, scoring::HeadScorer, std::less<>> heads_;
