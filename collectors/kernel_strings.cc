@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+
 namespace pathwise::collectors {
 
 std::optional<model::AnaState> ParseAnaState(absl::string_view s) {
@@ -20,8 +22,9 @@ std::optional<model::ControllerState> ParseControllerState(
   if (s == "live") return C::kLive;
   if (s == "connecting") return C::kConnecting;
   if (s == "resetting") return C::kResetting;
-  if (s == "deleting") return C::kDeleting;
   if (s == "deleting (no IO)") return C::kDeletingNoIo;
+  // "deleting" and any spelling a kernel adds to it (as "(no IO)" was).
+  if (absl::StartsWith(s, "deleting")) return C::kDeleting;
   if (s == "dead") return C::kDead;
   if (s == "new") return C::kNew;
   return std::nullopt;

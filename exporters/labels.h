@@ -178,6 +178,14 @@ inline absl::string_view IopolicyText(const model::Subsystem& s) {
   return s.iopolicy == model::Iopolicy::kUnknown ? s.unknown_iopolicy
                                                  : IopolicyLabel(s.iopolicy);
 }
+// The advisor's kUnknown means "keep the current policy, one pathwise does
+// not know": the views show that policy, as the kernel spells it.
+inline absl::string_view RecommendedIopolicyText(
+    const model::IopolicyRecommendation& rec, const model::Subsystem& s) {
+  return rec.iopolicy == model::Iopolicy::kUnknown
+             ? IopolicyText(s)
+             : IopolicyLabel(rec.iopolicy);
+}
 
 }  // namespace pathwise::exporters
 

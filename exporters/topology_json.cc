@@ -125,7 +125,8 @@ void AddScoring(const model::PathScoring& ps, json& path) {
 
 // The whole of model::Scoring, keyed by name (the topology tree carries
 // only the per-path part).
-json ScoringJson(const std::optional<model::Scoring>& scoring) {
+json ScoringJson(const model::Topology& topo,
+                 const std::optional<model::Scoring>& scoring) {
   if (!scoring) return nullptr;
   json paths = json::object(), heads = json::object(), advice = json::object();
   for (const auto& [name, ps] : scoring->paths) {
@@ -144,9 +145,12 @@ json ScoringJson(const std::optional<model::Scoring>& scoring) {
         {"paths_by_state", by_state},
         {"latency_imbalance_ratio", Optional(hs.latency_imbalance_ratio)}};
   }
-  for (const auto& [subsystem, rec] : scoring->iopolicy_recommended) {
-    advice[subsystem] = {{"iopolicy", std::string(IopolicyLabel(rec.iopolicy))},
-                         {"reason", rec.reason}};
+  for (const model::Subsystem& s : topo.subsystems) {
+    auto it = scoring->iopolicy_recommended.find(s.name);
+    if (it == scoring->iopolicy_recommended.end()) continue;
+    advice[s.name] = {
+        {"iopolicy", std::string(RecommendedIopolicyText(it->second, s))},
+        {"reason", it->second.reason}};
   }
   return json{
       {"paths", paths}, {"heads", heads}, {"iopolicy_recommended", advice}};
@@ -202,7 +206,7 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
       if (auto it = scoring->iopolicy_recommended.find(s.name);
           it != scoring->iopolicy_recommended.end()) {
         subs.back()["iopolicy_recommended"] =
-            std::string(IopolicyLabel(it->second.iopolicy));
+            std::string(RecommendedIopolicyText(it->second, s));
         subs.back()["iopolicy_recommended_reason"] = it->second.reason;
       }
     }
@@ -234,7 +238,7 @@ json SnapshotToJson(const model::Snapshot& snap) {
              {"devices", IoMapJson(snap.device_io)}};
   j["nvme"] = NvmeJson(snap.path_nvme);
   j["sampler"] = SamplerJson(snap.sampler);
-  j["scoring"] = ScoringJson(snap.scoring);
+  j["scoring"] = ScoringJson(snap.topology, snap.scoring);
   return j;
 }
 

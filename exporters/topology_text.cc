@@ -36,8 +36,8 @@ std::string TopologyToText(const model::Topology& t,
     if (scoring != nullptr) {
       auto it = scoring->iopolicy_recommended.find(s.name);
       if (it != scoring->iopolicy_recommended.end()) {
-        absl::StrAppend(&out,
-                        " recommended=", IopolicyLabel(it->second.iopolicy));
+        absl::StrAppend(&out, " recommended=",
+                        OrDash(RecommendedIopolicyText(it->second, s)));
       }
     }
     absl::StrAppend(&out, "\n\\\n");

@@ -14,6 +14,16 @@ bool IsUsable(model::AnaState ana_state,
   return live && model::AnaAllowsIo(ana_state);
 }
 
+bool IsUsable(const model::Path& path, const model::Controller* controller) {
+  if (!path.unknown_ana_state.empty()) return false;
+  if (controller != nullptr && !controller->unknown_state.empty()) {
+    return false;
+  }
+  return IsUsable(path.ana_state, controller == nullptr
+                                      ? model::ControllerState::kUnknown
+                                      : controller->state);
+}
+
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift) {
   // unsigned __int128 keeps old * (2^shift - 1) exact for any shift <= 63.
   const unsigned __int128 mult =
@@ -253,8 +263,11 @@ HeadSummary HeadScorer::Summary() const {
 }
 
 Advice Advise(const AdvisorInput& input, const Config& config) {
+  // "Keep the current policy" for one pathwise does not know is kUnknown:
+  // no recommendation to change it (an actuator must leave it alone).
   const model::Iopolicy keep =
-      input.current_iopolicy == model::Iopolicy::kUnknown
+      input.current_is_foreign ? model::Iopolicy::kUnknown
+      : input.current_iopolicy == model::Iopolicy::kUnknown
           ? model::Iopolicy::kNuma
           : input.current_iopolicy;
   bool multi = false, evidence = false, asymmetric = false;

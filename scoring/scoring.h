@@ -64,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/topology.h"
 #include "model/types.h"
 
 namespace pathwise::scoring {
@@ -111,12 +112,18 @@ struct PathWindow {
 };
 
 // A path is usable when its controller is live and its ANA state allows I/O:
-// optimized or non-optimized, as the kernel's path selectors require (an
-// unreported ANA state counts as usable, e.g. a controller without ANA; an
-// unreported controller state counts as live). The caller decides what a
-// state reported but not known to the model means.
+// optimized or non-optimized, as the kernel's path selectors require. An
+// unreported state (kUnknown) does not count against it: a controller
+// without ANA has no ana_state, and an unknown controller state "" is taken
+// as live.
 bool IsUsable(model::AnaState ana_state,
               model::ControllerState controller_state);
+
+// The rule every caller uses on the model: IsUsable, except that a state the
+// kernel reported but the model does not know (a newer kernel's, or garbage)
+// makes the path unusable: only the states the kernel's selectors send I/O
+// in are trusted. `controller` may be null (not in the topology).
+bool IsUsable(const model::Path& path, const model::Controller* controller);
 
 // The EWMA step, exposed for tests: returns the new EWMA.
 uint64_t EwmaStep(uint64_t old_ewma, uint64_t sample, int shift);
@@ -197,15 +204,20 @@ class HeadScorer {
 };
 
 struct AdvisorInput {
+  // kUnknown: not reported (the kernel's default, numa, is in force) or,
+  // with current_is_foreign, a policy the kernel reported that pathwise
+  // does not know.
   model::Iopolicy current_iopolicy = model::Iopolicy::kUnknown;
+  bool current_is_foreign = false;
   bool kernel_has_queue_depth = true;
   std::vector<const HeadScorer*> heads;
 };
 
 struct Advice {
-  model::Iopolicy iopolicy =
-      model::Iopolicy::kNuma;  // model::kAdvisedIopolicies
-  std::string reason;          // one line
+  // One of model::kAdvisedIopolicies, or kUnknown: keep the current policy,
+  // which the kernel reported but pathwise does not know.
+  model::Iopolicy iopolicy = model::Iopolicy::kNuma;
+  std::string reason;  // one line
 };
 
 Advice Advise(const AdvisorInput& input, const Config& config = {});

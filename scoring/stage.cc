@@ -10,16 +10,6 @@
 namespace pathwise::scoring {
 namespace {
 
-// Usable as scoring::IsUsable says; a state the kernel reported but the
-// model does not know is not usable: only the states the kernel's path
-// selectors send I/O in are.
-bool PathUsable(const model::Path& p, const model::Controller* c) {
-  if (!p.unknown_ana_state.empty()) return false;
-  if (c != nullptr && !c->unknown_state.empty()) return false;
-  return scoring::IsUsable(
-      p.ana_state, c == nullptr ? model::ControllerState::kUnknown : c->state);
-}
-
 // Saturating delta: a counter that went backwards (a path re-created, the
 // sampler restarted) contributes nothing this window.
 uint64_t Delta(uint64_t now, uint64_t before) {
@@ -59,7 +49,7 @@ ScoringStage::Windows ScoringStage::TakeWindows(const model::Topology& topo,
     scoring::PathWindow w;
     w.path = p.name;
     w.numa_node = p.numa_node;
-    w.usable = PathUsable(p, topo.FindController(p.controller));
+    w.usable = scoring::IsUsable(p, topo.FindController(p.controller));
 
     auto io = path_io.find(p.name);
     if (io != path_io.end()) {
@@ -143,6 +133,7 @@ void ScoringStage::AdviseSubsystems(const model::Topology& topo,
   for (const model::Subsystem& s : topo.subsystems) {
     scoring::AdvisorInput in;
     in.current_iopolicy = s.iopolicy;
+    in.current_is_foreign = !s.unknown_iopolicy.empty();
     in.kernel_has_queue_depth = options_.kernel_has_queue_depth;
     for (const model::Head& h : topo.heads) {
       if (h.subsystem != s.name) continue;

@@ -18,6 +18,7 @@ namespace pathwise::scoring {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const exporters::BuildInfo kBuild{"0.0.0-test", "golden"};
 
@@ -168,6 +169,71 @@ TEST_F(ScoringStageTest, UnusablePathsAreFailedWithWeightZero) {
     EXPECT_EQ(P(s, p).weight, (std::array<uint32_t, 3>{0, 0, 0})) << p;
   }
   EXPECT_EQ(s.scoring->heads.at("nvme0n1").paths_by_state[2], 2);
+}
+
+TEST_F(ScoringStageTest, ReportedButUnknownStatesAreNotUsable) {
+  ScoringStage c({});
+  Window(c);
+  // What a newer kernel (or garbage) may report: not a state the kernel's
+  // selectors are known to send I/O in, so not usable. Not reported at all
+  // (no ANA, no state) stays usable.
+  mutate_ = [&](model::Snapshot& s) {
+    s.topology.paths[0].ana_state = model::AnaState::kUnknown;
+    s.topology.paths[0].unknown_ana_state = "sideways";
+    s.topology.paths[1].ana_state = model::AnaState::kUnknown;
+    s.topology.controllers[1].state = model::ControllerState::kUnknown;
+  };
+  Reads(p0_, 100, 0.5);
+  Reads(p1_, 100, 0.5);
+  model::Snapshot s = Window(c);
+  EXPECT_EQ(P(s, p0_).health, model::PathHealth::kFailed);
+  EXPECT_EQ(P(s, p0_).weight[0], 0u);
+  EXPECT_NE(P(s, p1_).health, model::PathHealth::kFailed);
+  EXPECT_EQ(P(s, p1_).weight[0], 64u);
+
+  mutate_ = [&](model::Snapshot& s) {
+    s.topology.controllers[0].state = model::ControllerState::kUnknown;
+    s.topology.controllers[0].unknown_state = "frobnicating";
+  };
+  s = Window(c);
+  const model::Path& p = s.topology.paths[0];
+  const model::Controller* ctrl = s.topology.FindController(p.controller);
+  ASSERT_NE(ctrl, nullptr);
+  EXPECT_FALSE(IsUsable(p, ctrl)) << p.name << " on " << ctrl->name;
+  EXPECT_TRUE(IsUsable(s.topology.paths[1], nullptr));
+}
+
+TEST_F(ScoringStageTest, AnIopolicyPathwiseDoesNotKnowIsKept) {
+  ScoringStage c({});
+  mutate_ = [&](model::Snapshot& s) {
+    s.topology.subsystems[0].iopolicy = model::Iopolicy::kUnknown;
+    s.topology.subsystems[0].unknown_iopolicy = "latency";
+  };
+  model::Snapshot s = Window(c);  // no evidence yet: keep the current one
+  const model::IopolicyRecommendation& rec =
+      s.scoring->iopolicy_recommended.at("nvme-subsys0");
+  EXPECT_EQ(rec.iopolicy, model::Iopolicy::kUnknown);
+  // The views show the kernel's own spelling; the StateSet has no member
+  // at 1.
+  EXPECT_EQ(
+      exporters::SnapshotToJson(
+          s)["scoring"]["iopolicy_recommended"]["nvme-subsys0"]["iopolicy"],
+      "latency");
+  const std::string prom =
+      exporters::SerializeText(exporters::BuildFamilies(&s, {"v", "r"}));
+  EXPECT_THAT(prom, Not(HasSubstr("pathwise_subsystem_iopolicy_recommended{"
+                                  "subsystem=\"nvme-subsys0\",iopolicy=\"numa"
+                                  "\"} 1")));
+  EXPECT_THAT(prom, HasSubstr("pathwise_subsystem_iopolicy_recommended{"
+                              "subsystem=\"nvme-subsys0\",iopolicy=\"numa"
+                              "\"} 0"));
+  // Not reported at all: the kernel's default is numa, and numa is kept.
+  mutate_ = [&](model::Snapshot& s) {
+    s.topology.subsystems[0].iopolicy = model::Iopolicy::kUnknown;
+  };
+  s = Window(c);
+  EXPECT_EQ(s.scoring->iopolicy_recommended.at("nvme-subsys0").iopolicy,
+            model::Iopolicy::kNuma);
 }
 
 TEST_F(ScoringStageTest, FailoversAndPathErrorsDegradeAtOnce) {
