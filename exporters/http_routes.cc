@@ -16,8 +16,12 @@ HttpResponse NoCollectionYet() {
   return {503, kJson, "{\"error\":\"no collection yet\"}\n"};
 }
 
-HttpResponse Json(const nlohmann::json& j) {
-  return {200, kJson, j.dump(2) + "\n"};
+// `indent` as nlohmann's dump(): -1 compact. /api/v1/snapshot is compact: it
+// carries every histogram's counts and clients poll it. /api/v1/topology
+// stays indented, one key per line, which line-oriented clients (shell
+// scripts) rely on.
+HttpResponse Json(const nlohmann::json& j, int indent) {
+  return {200, kJson, j.dump(indent) + "\n"};
 }
 
 }  // namespace
@@ -63,12 +67,13 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
     std::shared_ptr<const model::Snapshot> snap = store.Load();
     if (snap == nullptr) return NoCollectionYet();
     return Json(TopologyToJson(snap->topology,
-                               snap->scoring ? &*snap->scoring : nullptr));
+                               snap->scoring ? &*snap->scoring : nullptr),
+                2);
   };
   routes["/api/v1/snapshot"] = [&store] {
     std::shared_ptr<const model::Snapshot> snap = store.Load();
     if (snap == nullptr) return NoCollectionYet();
-    return Json(SnapshotToJson(*snap));
+    return Json(SnapshotToJson(*snap), -1);
   };
   routes["/"] = [page = LandingPage(build)] {
     return HttpResponse{200, "text/html; charset=utf-8", page};

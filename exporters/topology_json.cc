@@ -28,17 +28,22 @@ json ControllerJson(const model::Controller& c) {
   };
 }
 
-// JSON has no infinity: the +Inf bound is left out, so "counts" has one
-// more entry than "upper_bounds_seconds" (the last one: above every bound).
+// Every histogram has the one layout of model::LatencyHistogram, given once
+// per document (LatencyLayoutJson); each carries only its counts.
 json HistogramJson(const model::LatencyHistogram& h, double sum_seconds) {
+  return json{{"counts", h.buckets()},
+              {"count", h.Count()},
+              {"sum_seconds", sum_seconds}};
+}
+
+// JSON has no infinity: the +Inf bound is left out, so each "counts" has one
+// more entry than "upper_bounds_seconds" (the last one: above every bound).
+json LatencyLayoutJson() {
   json bounds = json::array();
   for (size_t i = 0; i < model::LatencyHistogram::kFiniteBuckets; ++i) {
     bounds.push_back(model::LatencyHistogram::UpperBoundSeconds(i));
   }
-  return json{{"upper_bounds_seconds", bounds},
-              {"counts", h.buckets()},
-              {"count", h.Count()},
-              {"sum_seconds", sum_seconds}};
+  return json{{"upper_bounds_seconds", bounds}};
 }
 
 json IoJson(const model::IoStats& io) {
@@ -233,6 +238,7 @@ json SnapshotToJson(const model::Snapshot& snap) {
                           {"error", r.error}});
   }
   j["collectors"] = collectors;
+  j["latency_histogram"] = LatencyLayoutJson();
   j["io"] = {{"paths", IoMapJson(snap.path_io)},
              {"heads", IoMapJson(snap.head_io)},
              {"devices", IoMapJson(snap.device_io)}};
