@@ -1,4 +1,5 @@
-// Renders /metrics for a synthetic topology: what one scrape costs.
+// Renders /metrics (and /api/v1/snapshot) for a synthetic topology: what one
+// scrape costs.
 // 256 paths = 4 subsystems × 16 heads × 4 controllers (paths per head).
 // The goal is ≤ 20 ms per scrape of 256 paths. Run via the bench_scrape_json
 // target, which writes bench/results/scrape.json.
@@ -6,6 +7,7 @@
 
 #include "benchmark/benchmark.h"
 #include "exporters/prometheus_families.h"
+#include "exporters/topology_json.h"
 #include "model/snapshot_store.h"
 #include "model/synthetic.h"
 
@@ -56,6 +58,21 @@ void BM_Serialize(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Serialize)->Unit(benchmark::kMillisecond);
+
+// /api/v1/snapshot: the whole snapshot as compact JSON (what a terminal view
+// polls).
+void BM_SnapshotJson(benchmark::State& state) {
+  const model::Snapshot snap = model::MakeSyntheticSnapshot(
+      ShapeFor(static_cast<int>(state.range(0))));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string body = exporters::SnapshotToJson(snap).dump();
+    bytes = body.size();
+    benchmark::DoNotOptimize(body);
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_SnapshotJson)->Arg(256)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pathwise
