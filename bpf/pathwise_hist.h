@@ -3,7 +3,7 @@
  * Histogram bucket maths of the BPF programs. model/histogram.h is the same
  * layout in C++ (what userspace merges, exports and takes quantiles of);
  * bpf/status.cc checks the constants at compile time and
- * tests/bpf/histogram_test.cc compares the bucketing, so that the kernel's
+ * tests/unit/bpf/histogram_test.cc compares the bucketing, so that the kernel's
  * buckets and the exported `le` bounds cannot drift.
  *
  * Prometheus `le` semantics: bucket i holds latencies v with

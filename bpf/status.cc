@@ -31,7 +31,7 @@ static_assert(model::ErrorClassIndex(NvmeStatusClass::kReserved) ==
               PW_NVME_RESERVED);
 
 // The model's histogram layout is the one the programs fill
-// (pathwise_hist.h); tests/bpf/histogram_test.cc compares the bucketing.
+// (pathwise_hist.h); tests/unit/bpf/histogram_test.cc compares the bucketing.
 using Layout = model::KernelLatencyLayout;
 static_assert(Layout::kBuckets == PW_HIST_BUCKETS);
 static_assert(Layout::kFiniteBuckets == PW_HIST_FINITE);

@@ -1,4 +1,4 @@
-// Scoring families (collectors/scoring_collector.h, docs/scoring.md): per
+// Scoring families (scoring/stage.h, docs/scoring.md): per
 // path EWMA, weight, score, health and sample age; per head the paths by
 // state and the latency imbalance; per subsystem the advised iopolicy.
 #include <string>

@@ -28,7 +28,7 @@ int Cpus(const Workload& w) { return w.cpus > 0 ? w.cpus : w.numjobs; }
 // interface they cost 4-7 % more instructions per policy.
 //
 // The per-event helpers of the models (Rng, EventQueue::Push, Target::Serve,
-// TcpPath::Send/Deliver, LatencyHistogram::Add) are marked always-inline:
+// TcpPath::Send/Deliver, LatencyHistogram::Observe) are marked always-inline:
 // out of this file they have external linkage, and GCC's -O2 inliner then
 // left several of them as calls, which cost another ~5 %.
 template <typename S>

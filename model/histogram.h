@@ -55,7 +55,7 @@ struct LogLinearLayout {
   }
 };
 
-// The layout the BPF programs fill (bpf/pathwise_hist.h; bpf/histogram.cc
+// The layout the BPF programs fill (bpf/pathwise_hist.h; bpf/status.cc
 // checks they agree): 1.024 us to 68.7 s, 4 buckets per octave, 106 slots.
 using KernelLatencyLayout = LogLinearLayout<2, 10, 36>;
 

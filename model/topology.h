@@ -157,7 +157,7 @@ struct SamplerStats {
   std::vector<Program> programs;
 };
 
-// Path scoring (collectors/scoring_collector.h, docs/scoring.md): filled
+// Path scoring (scoring/stage.h, docs/scoring.md): filled
 // once per window from the window's I/O deltas.
 struct PathScoring {
   PathHealth health = PathHealth::kHealthy;
