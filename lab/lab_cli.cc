@@ -42,14 +42,15 @@ std::string Want(absl::string_view name, absl::string_view want,
 
 // Comma-separated policy names ("all" for every policy); the problem, if
 // any, as LabCheck wants it.
-std::string ParsePolicies(absl::string_view text, std::vector<Policy>* out) {
+std::string ParsePolicies(absl::string_view text,
+                          std::vector<policy::Policy>* out) {
   out->clear();
   for (absl::string_view p : absl::StrSplit(text, ',')) {
     if (p == "all") {
-      for (Policy q : AllPolicies()) out->push_back(q);
+      for (policy::Policy q : policy::AllPolicies()) out->push_back(q);
       continue;
     }
-    std::optional<Policy> policy = PolicyFromName(p);
+    std::optional<policy::Policy> policy = policy::PolicyFromName(p);
     if (!policy.has_value()) {
       return absl::StrCat("--policies: unknown policy '", p, "' (want ",
                           kPolicyList, ")");
@@ -111,7 +112,7 @@ void AddLabFlags(CLI::App& app, LabOptions* o) {
       ->type_name("LIST")
       ->default_str("all")
       ->check(LabCheck([](const std::string& text) {
-        std::vector<Policy> policies;
+        std::vector<policy::Policy> policies;
         return ParsePolicies(text, &policies);
       }));
   app.add_option_function<std::string>(
@@ -200,9 +201,9 @@ std::string LabHelpText() {
   return app.help();
 }
 
-std::vector<PolicyResult> RunPolicies(const Scenario& sc,
-                                      const std::vector<Policy>& policies,
-                                      uint64_t seed, int jobs) {
+std::vector<PolicyResult> RunPolicies(
+    const Scenario& sc, const std::vector<policy::Policy>& policies,
+    uint64_t seed, int jobs) {
   std::vector<PolicyResult> results(policies.size());
   if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
   jobs = std::clamp<int>(jobs, 1, std::max<int>(1, policies.size()));

@@ -32,7 +32,7 @@ namespace pathwise::lab {
 
 struct LabOptions {
   std::string scenario;
-  std::vector<Policy> policies = AllPolicies();
+  std::vector<policy::Policy> policies = policy::AllPolicies();
   std::optional<uint64_t> seed;  // default: the scenario's
   std::string format = "table";
   int jobs = 0;  // threads; 0: one per core
@@ -61,9 +61,9 @@ std::string LabHelpText();
 
 // Every policy of `policies` on `sc`, in that order, on up to `jobs`
 // threads. The result does not depend on `jobs`.
-std::vector<PolicyResult> RunPolicies(const Scenario& sc,
-                                      const std::vector<Policy>& policies,
-                                      uint64_t seed, int jobs);
+std::vector<PolicyResult> RunPolicies(
+    const Scenario& sc, const std::vector<policy::Policy>& policies,
+    uint64_t seed, int jobs);
 
 // The whole subcommand on parsed options; returns the exit code.
 int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err);

@@ -63,8 +63,8 @@ std::string FormatTable(const Scenario& sc, uint64_t seed,
       }
       absl::StrAppendFormat(&out,
                             "%-12s %-5s %9.1f %9.0f %9.2f %9.2f %9.2f  %s\n",
-                            PolicyName(r.policy), kOpNames[op], o.mib_s, o.iops,
-                            o.p50_ms, o.p99_ms, o.p999_ms, share);
+                            policy::PolicyName(r.policy), kOpNames[op], o.mib_s,
+                            o.iops, o.p50_ms, o.p99_ms, o.p999_ms, share);
     }
   }
   return out;
@@ -80,9 +80,9 @@ std::string FormatCsv(const Scenario& sc, uint64_t seed,
     for (int op : Ops(results)) {
       const OpResult& o = r.ops[op];
       absl::StrAppendFormat(&out, "%s,%d,%s,%s,%.3f,%.1f,%.4f,%.4f,%.4f,%d",
-                            sc.name, seed, PolicyName(r.policy), kOpNames[op],
-                            o.mib_s, o.iops, o.p50_ms, o.p99_ms, o.p999_ms,
-                            r.failovers);
+                            sc.name, seed, policy::PolicyName(r.policy),
+                            kOpNames[op], o.mib_s, o.iops, o.p50_ms, o.p99_ms,
+                            o.p999_ms, r.failovers);
       for (size_t i = 0; i < r.path_ios.size(); ++i) {
         absl::StrAppendFormat(&out, ",%.2f", Share(r, i));
       }
@@ -102,7 +102,7 @@ std::string FormatJson(const Scenario& sc, uint64_t seed,
   j["results"] = nlohmann::ordered_json::array();
   for (const PolicyResult& r : results) {
     nlohmann::ordered_json pr;
-    pr["policy"] = std::string(PolicyName(r.policy));
+    pr["policy"] = std::string(policy::PolicyName(r.policy));
     for (int op : Ops(results)) {
       const OpResult& o = r.ops[op];
       pr["ops"][std::string(kOpNames[op])] = {

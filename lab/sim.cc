@@ -227,8 +227,8 @@ void Sim<S>::Submit(int id) {
 template <typename S>
 void Sim<S>::NewIo(int id) {
   Io& io = ios_[id];
-  io.req.op = Uniform() < sc_.workload.read_fraction ? policy::OpGroup::kRead
-                                                     : policy::OpGroup::kWrite;
+  io.req.op = Uniform() < sc_.workload.read_fraction ? model::OpGroup::kRead
+                                                     : model::OpGroup::kWrite;
   io.submit_ns = now_;
   Submit(id);
 }
@@ -303,7 +303,8 @@ void Sim<S>::ApplyScript(const Event& e) {
 
 }  // namespace
 
-PolicyResult Simulate(const Scenario& scenario, Policy policy, uint64_t seed) {
+PolicyResult Simulate(const Scenario& scenario, policy::Policy policy,
+                      uint64_t seed) {
   const policy::PolicyParams params{.latency = scenario.latency,
                                     .pathwise = scenario.pathwise,
                                     .hst = scenario.hst};

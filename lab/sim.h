@@ -19,13 +19,6 @@
 
 namespace pathwise::lab {
 
-// The policies are the policy library's; these names keep lab's callers
-// (the CLI, the report, the tests) unchanged.
-using policy::AllPolicies;
-using policy::Policy;
-using policy::PolicyFromName;
-using policy::PolicyName;
-
 struct OpResult {
   uint64_t ios = 0;
   uint64_t bytes = 0;
@@ -38,7 +31,7 @@ struct OpResult {
 };
 
 struct PolicyResult {
-  Policy policy = Policy::kNuma;
+  policy::Policy policy = policy::Policy::kNuma;
   std::array<OpResult, 2> ops;     // read, write
   std::vector<uint64_t> path_ios;  // completions per path
   uint64_t failovers = 0;
@@ -47,7 +40,8 @@ struct PolicyResult {
 
 inline constexpr std::array<absl::string_view, 2> kOpNames = {"read", "write"};
 
-PolicyResult Simulate(const Scenario& scenario, Policy policy, uint64_t seed);
+PolicyResult Simulate(const Scenario& scenario, policy::Policy policy,
+                      uint64_t seed);
 
 }  // namespace pathwise::lab
 

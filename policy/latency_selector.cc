@@ -53,7 +53,7 @@ void LatencySelector::CloseWindow(int cpu, int g) {
   }
 }
 
-std::optional<uint64_t> LatencySelector::ewma(int cpu, OpGroup op,
+std::optional<uint64_t> LatencySelector::ewma(int cpu, model::OpGroup op,
                                               int path) const {
   if (cpu < 0 || cpu >= cpus_ || !table_.Has(path)) return std::nullopt;
   return stats_[(static_cast<size_t>(cpu) * kGroups + static_cast<int>(op)) *

@@ -68,10 +68,10 @@ class LatencySelector final : public Selector {
   int inflight(int path) const override { return table_.InflightOrZero(path); }
 
   // The EWMA of `path` for `cpu` and `op` (nullopt before its first window).
-  std::optional<uint64_t> ewma(int cpu, OpGroup op, int path) const;
+  std::optional<uint64_t> ewma(int cpu, model::OpGroup op, int path) const;
 
  private:
-  static constexpr int kGroups = scoring::kOpGroups;
+  static constexpr int kGroups = model::kOpGroupCount;
   // One path's state for one CPU and op group.
   struct Stat {
     uint64_t sum = 0;  // this window's latencies

@@ -61,14 +61,14 @@ class PathwiseSelector final : public Selector {
   int inflight(int path) const override { return table_.InflightOrZero(path); }
 
   // The weight `path` has in `op` now (0..scoring::kMaxWeight).
-  uint32_t weight(OpGroup op, int path) const {
+  uint32_t weight(model::OpGroup op, int path) const {
     return table_.Has(path) ? weight_[static_cast<int>(op)][path] : 0;
   }
   // The scorer's view (EWMAs, health), keyed by the path's index as text.
   const scoring::HeadScorer& scorer() const { return scorer_; }
 
  private:
-  static constexpr int kGroups = scoring::kOpGroups;
+  static constexpr int kGroups = model::kOpGroupCount;
   void Reset();
 
   PathwisePolicyParams params_;

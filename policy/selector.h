@@ -42,11 +42,9 @@ struct PathInfo {
   int controller = -1;  // controller instance (nvmeN); -1 unknown
 };
 
-using OpGroup = scoring::OpGroup;
-
 // One I/O, as the selector sees it.
 struct IoRequest {
-  OpGroup op = OpGroup::kRead;
+  model::OpGroup op = model::OpGroup::kRead;
   int cpu = 0;         // the submitting CPU, >= 0
   int numa_node = 0;   // the submitting CPU's NUMA node; -1 unknown
   uint32_t bytes = 0;  // the I/O's size (no policy uses it yet)

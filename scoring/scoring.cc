@@ -111,7 +111,7 @@ std::vector<uint32_t> ComputeWeights(
 
 namespace {
 
-using BestEwma = std::array<std::optional<uint64_t>, kOpGroups>;
+using BestEwma = std::array<std::optional<uint64_t>, model::kOpGroupCount>;
 
 // EWMAs: carries each path's state over by name (paths that vanished are
 // dropped, new ones start empty), folds this window's mean into each op
@@ -133,7 +133,7 @@ std::vector<PathScore> UpdateEwmas(std::vector<PathScore>& paths,
     p.usable = w.usable;
     p.numa_node = w.numa_node;
     bool any_sample = false;
-    for (int g = 0; g < kOpGroups; ++g) {
+    for (int g = 0; g < model::kOpGroupCount; ++g) {
       const OpSample& s = w.ops[g];
       if (s.count > 0) {
         const uint64_t mean = s.latency_sum_ns / s.count;
@@ -162,7 +162,7 @@ BestEwma UpdateWeights(std::vector<PathScore>& paths) {
   std::vector<bool> usable(n);
   for (size_t i = 0; i < n; ++i) usable[i] = paths[i].usable;
   BestEwma best;
-  for (int g = 0; g < kOpGroups; ++g) {
+  for (int g = 0; g < model::kOpGroupCount; ++g) {
     std::vector<std::optional<uint64_t>> ewma(n);
     for (size_t i = 0; i < n; ++i) {
       ewma[i] = paths[i].ewma_ns[g];
@@ -191,7 +191,7 @@ BestEwma UpdateWeights(std::vector<PathScore>& paths) {
 void UpdateHealth(PathScore& p, const PathWindow& w, const BestEwma& best,
                   const Config& config, uint64_t windows) {
   bool over_ratio = false;
-  for (int g = 0; g < kOpGroups; ++g) {
+  for (int g = 0; g < model::kOpGroupCount; ++g) {
     if (p.usable && best[g].has_value() && p.ewma_ns[g].has_value() &&
         static_cast<double>(*p.ewma_ns[g]) >=
             config.degraded_ratio * static_cast<double>(*best[g])) {
@@ -203,18 +203,18 @@ void UpdateHealth(PathScore& p, const PathWindow& w, const BestEwma& best,
   const bool clean = p.usable && !over_ratio && !errors;
   p.clean_streak = clean ? p.clean_streak + 1 : 0;
 
-  const bool was_bad =
-      p.health == Health::kDegraded || p.health == Health::kFailed;
+  const bool was_bad = p.health == model::PathHealth::kDegraded ||
+                       p.health == model::PathHealth::kFailed;
   if (!p.usable) {
-    p.health = Health::kFailed;
+    p.health = model::PathHealth::kFailed;
   } else if (errors || p.bad_streak >= config.degraded_windows ||
              (was_bad && p.clean_streak < config.recover_windows)) {
-    p.health = Health::kDegraded;
+    p.health = model::PathHealth::kDegraded;
   } else if (p.sample_age_windows.value_or(windows) >=
              static_cast<uint64_t>(config.idle_windows)) {
-    p.health = Health::kIdle;
+    p.health = model::PathHealth::kIdle;
   } else {
-    p.health = Health::kHealthy;
+    p.health = model::PathHealth::kHealthy;
   }
 }
 
@@ -242,7 +242,7 @@ HeadSummary HeadScorer::Summary() const {
     ++s.paths_by_state[static_cast<int>(p.health)];
     if (p.usable) ++s.usable_paths;
   }
-  for (int g = 0; g < kOpGroups; ++g) {
+  for (int g = 0; g < model::kOpGroupCount; ++g) {
     std::optional<uint64_t> lo, hi;
     int with = 0;
     for (const PathScore& p : paths_) {
@@ -281,7 +281,7 @@ Advice Advise(const AdvisorInput& input, const Config& config) {
     for (const PathScore& p : head->paths()) {
       if (!p.usable) continue;
       if (p.numa_node >= 0) nodes.insert(p.numa_node);
-      if (p.health == Health::kDegraded && !asymmetric) {
+      if (p.health == model::PathHealth::kDegraded && !asymmetric) {
         asymmetric = true;
         why = "path " + p.path + " is degraded";
       }

@@ -69,12 +69,6 @@
 
 namespace pathwise::scoring {
 
-// Op groups (read, write, everything else) and health are the model's.
-using OpGroup = model::OpGroup;
-inline constexpr int kOpGroups = static_cast<int>(model::kOpGroupCount);
-using Health = model::PathHealth;
-inline constexpr int kHealthStates = static_cast<int>(model::kPathHealthCount);
-
 inline constexpr uint32_t kMaxWeight = 64;
 
 struct Config {
@@ -104,7 +98,7 @@ struct OpSample {
 // What the caller observed for one path during one window.
 struct PathWindow {
   std::string path;  // key, e.g. nvme0c1n1
-  std::array<OpSample, kOpGroups> ops;
+  std::array<OpSample, model::kOpGroupCount> ops;
   bool usable = true;      // see IsUsable()
   uint64_t failovers = 0;  // in this window
   uint64_t errors = 0;     // path errors in this window
@@ -156,17 +150,18 @@ std::vector<uint32_t> ComputeWeights(
 struct PathScore {
   std::string path;
   bool usable = true;
-  Health health = Health::kHealthy;
+  model::PathHealth health = model::PathHealth::kHealthy;
   int numa_node = -1;
-  std::array<std::optional<uint64_t>, kOpGroups> ewma_ns;
-  std::array<EwmaState, kOpGroups> ewma_state;  // ewma_ns's step memory
-  std::array<uint32_t, kOpGroups> weight = {0, 0, 0};
+  std::array<std::optional<uint64_t>, model::kOpGroupCount> ewma_ns;
+  std::array<EwmaState, model::kOpGroupCount>
+      ewma_state;  // ewma_ns's step memory
+  std::array<uint32_t, model::kOpGroupCount> weight = {0, 0, 0};
   // 100 x best usable sibling's EWMA / this EWMA (100 = the best path);
   // nullopt without an EWMA or without a usable sibling with one.
-  std::array<std::optional<double>, kOpGroups> score;
+  std::array<std::optional<double>, model::kOpGroupCount> score;
   // Windows since the last sample, per op group (nullopt: never sampled),
   // and over all groups.
-  std::array<std::optional<uint64_t>, kOpGroups> age_windows;
+  std::array<std::optional<uint64_t>, model::kOpGroupCount> age_windows;
   std::optional<uint64_t> sample_age_windows;
 
   // Hysteresis bookkeeping.
@@ -175,10 +170,10 @@ struct PathScore {
 };
 
 struct HeadSummary {
-  std::array<int, kHealthStates> paths_by_state = {0, 0, 0, 0};
+  std::array<int, model::kPathHealthCount> paths_by_state = {0, 0, 0, 0};
   // Worst usable EWMA / best usable EWMA per op group (nullopt with fewer
   // than two usable paths that have an EWMA), and the largest of them.
-  std::array<std::optional<double>, kOpGroups> imbalance;
+  std::array<std::optional<double>, model::kOpGroupCount> imbalance;
   std::optional<double> imbalance_ratio;
   int usable_paths = 0;
 };

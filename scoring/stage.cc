@@ -70,7 +70,7 @@ ScoringStage::Windows ScoringStage::TakeWindows(const model::Topology& topo,
       }
       if (auto prev = previous_.find(p.name); prev != previous_.end()) {
         const Counters& before = prev->second;
-        for (int g = 0; g < scoring::kOpGroups; ++g) {
+        for (int g = 0; g < model::kOpGroupCount; ++g) {
           const uint64_t n = Delta(now.ops[g].count, before.ops[g].count);
           const uint64_t sum =
               Delta(now.ops[g].latency_sum_ns, before.ops[g].latency_sum_ns);
@@ -106,7 +106,7 @@ void ScoringStage::ScoreHeads(const Windows& windows, model::Scoring& out) {
     for (const scoring::PathScore& ps : scorer.paths()) {
       model::PathScoring& m = out.paths[ps.path];
       m.health = ps.health;
-      for (int g = 0; g < scoring::kOpGroups; ++g) {
+      for (int g = 0; g < model::kOpGroupCount; ++g) {
         if (ps.ewma_ns[g]) {
           m.latency_ewma_seconds[g] = static_cast<double>(*ps.ewma_ns[g]) / 1e9;
         }
@@ -121,7 +121,7 @@ void ScoringStage::ScoreHeads(const Windows& windows, model::Scoring& out) {
     }
     const scoring::HeadSummary sum = scorer.Summary();
     model::HeadScoring& hs = out.heads[head];
-    for (int i = 0; i < scoring::kHealthStates; ++i) {
+    for (int i = 0; i < model::kPathHealthCount; ++i) {
       hs.paths_by_state[i] = sum.paths_by_state[i];
     }
     hs.latency_imbalance_ratio = sum.imbalance_ratio;

@@ -57,7 +57,7 @@ class ScoringStage {
  private:
   // A path's cumulative counters at the end of the previous window.
   struct Counters {
-    std::array<scoring::OpSample, scoring::kOpGroups> ops;
+    std::array<scoring::OpSample, model::kOpGroupCount> ops;
     uint64_t failovers = 0;
     uint64_t path_errors = 0;
   };

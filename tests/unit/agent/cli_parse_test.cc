@@ -247,8 +247,9 @@ TEST(CliParseTest, LabTakesItsOwnFlags) {
              "--seed=7", "--format=csv", "--jobs=2"});
   EXPECT_EQ(o.command, Command::kLab);
   EXPECT_EQ(o.lab.scenario, "x.scn");
-  EXPECT_EQ(o.lab.policies, (std::vector<lab::Policy>{lab::Policy::kNuma,
-                                                      lab::Policy::kPathwise}));
+  EXPECT_EQ(o.lab.policies,
+            (std::vector<policy::Policy>{policy::Policy::kNuma,
+                                         policy::Policy::kPathwise}));
   EXPECT_EQ(o.lab.seed, 7u);
   EXPECT_EQ(o.lab.format, "csv");
   EXPECT_EQ(o.lab.jobs, 2);

@@ -31,7 +31,7 @@ TEST(LabCliParseTest, Defaults) {
   absl::StatusOr<LabOptions> o = ParseLabArgs({"--scenario=a.scn"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->scenario, "a.scn");
-  EXPECT_EQ(o->policies, AllPolicies());
+  EXPECT_EQ(o->policies, policy::AllPolicies());
   EXPECT_FALSE(o->seed.has_value());
   EXPECT_EQ(o->format, "table");
   EXPECT_EQ(o->jobs, 0);
@@ -45,15 +45,16 @@ TEST(LabCliParseTest, EveryFlag) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->scenario, "b.scn");
   EXPECT_EQ(o->policies,
-            (std::vector<Policy>{Policy::kHst, Policy::kRoundRobin}));
+            (std::vector<policy::Policy>{policy::Policy::kHst,
+                                         policy::Policy::kRoundRobin}));
   EXPECT_EQ(o->seed, 18446744073709551615u);
   EXPECT_EQ(o->format, "json");
   EXPECT_EQ(o->jobs, 1024);
 
   o = ParseLabArgs({"--scenario=c", "--policies=numa,all", "--seed=0"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->policies.size(), 1 + AllPolicies().size());
-  EXPECT_EQ(o->policies.front(), Policy::kNuma);
+  EXPECT_EQ(o->policies.size(), 1 + policy::AllPolicies().size());
+  EXPECT_EQ(o->policies.front(), policy::Policy::kNuma);
   EXPECT_EQ(o->seed, 0u);
 }
 

@@ -14,11 +14,12 @@ namespace pathwise::lab {
 namespace {
 
 struct Mibs {
-  std::map<Policy, double> v;
-  double operator[](Policy p) const { return v.at(p); }
+  std::map<policy::Policy, double> v;
+  double operator[](policy::Policy p) const { return v.at(p); }
 };
 
-Mibs RunScenario(const std::string& file, std::vector<Policy> policies) {
+Mibs RunScenario(const std::string& file,
+                 std::vector<policy::Policy> policies) {
   absl::StatusOr<Scenario> sc =
       LoadScenario(std::string(PATHWISE_LAB_SCENARIOS) + "/" + file);
   EXPECT_TRUE(sc.ok()) << sc.status();
@@ -39,57 +40,60 @@ Mibs RunScenario(const std::string& file, std::vector<Policy> policies) {
 // at a time). Measured (seed 1): numa 46.3, round-robin 86.6, queue-depth
 // 148.2, latency 123.6, pathwise 135.1 MiB/s.
 TEST(ShippedScenarioTest, Delay30CapacityBound) {
-  const Mibs m = RunScenario("delay30.scn", AllPolicies());
+  const Mibs m = RunScenario("delay30.scn", policy::AllPolicies());
   // Claims that hold.
-  EXPECT_GE(m[Policy::kPathwise], m[Policy::kLatency]);
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
-  EXPECT_GT(m[Policy::kRoundRobin], m[Policy::kNuma]);
+  EXPECT_GE(m[policy::Policy::kPathwise], m[policy::Policy::kLatency]);
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kRoundRobin]);
+  EXPECT_GT(m[policy::Policy::kRoundRobin], m[policy::Policy::kNuma]);
   // Claims that do not: latency > queue-depth, pathwise/queue-depth >= 1.5
   // and pathwise/round-robin >= 3. The model measures queue-depth first:
   // latency steering keeps I/O off the slow path that the saturated fast
   // path cannot serve any faster.
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kPathwise]);
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kLatency]);
-  EXPECT_LT(m[Policy::kPathwise] / m[Policy::kRoundRobin], 2.0);
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kPathwise]);
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kLatency]);
+  EXPECT_LT(m[policy::Policy::kPathwise] / m[policy::Policy::kRoundRobin], 2.0);
 }
 
 // delay30-latency-bound.scn: the target has no concurrency limit. Measured:
 // numa 46.3, round-robin 86.6, queue-depth 349.3, latency 289.0, pathwise
 // 610.1 MiB/s.
 TEST(ShippedScenarioTest, Delay30LatencyBound) {
-  const Mibs m = RunScenario("delay30-latency-bound.scn", AllPolicies());
-  EXPECT_GE(m[Policy::kPathwise], m[Policy::kLatency]);
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
-  EXPECT_GT(m[Policy::kRoundRobin], m[Policy::kNuma]);
-  EXPECT_GE(m[Policy::kPathwise] / m[Policy::kQueueDepth], 1.5);
-  EXPECT_GE(m[Policy::kPathwise] / m[Policy::kRoundRobin], 3.0);
+  const Mibs m =
+      RunScenario("delay30-latency-bound.scn", policy::AllPolicies());
+  EXPECT_GE(m[policy::Policy::kPathwise], m[policy::Policy::kLatency]);
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kRoundRobin]);
+  EXPECT_GT(m[policy::Policy::kRoundRobin], m[policy::Policy::kNuma]);
+  EXPECT_GE(m[policy::Policy::kPathwise] / m[policy::Policy::kQueueDepth], 1.5);
+  EXPECT_GE(m[policy::Policy::kPathwise] / m[policy::Policy::kRoundRobin], 3.0);
   // Does not hold: latency > queue-depth. Weighting the rate by 1/latency
   // equalises in-flight counts (Little's law), which is what queue-depth
   // does; over 600 s the two are equal (350.0 vs 349.3), and in 60 s the
   // latency policy's first 15 s window, spent as round-robin, costs it.
-  EXPECT_LT(m[Policy::kLatency], m[Policy::kQueueDepth]);
+  EXPECT_LT(m[policy::Policy::kLatency], m[policy::Policy::kQueueDepth]);
 }
 
 // loss-schedule.scn (capacity-bound, like delay30.scn). Measured:
 // round-robin 178.9, queue-depth 208.1, pathwise 205.5 MiB/s.
 TEST(ShippedScenarioTest, LossSchedule) {
-  const Mibs m = RunScenario(
-      "loss-schedule.scn",
-      {Policy::kRoundRobin, Policy::kQueueDepth, Policy::kPathwise});
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kRoundRobin]);
-  EXPECT_GT(m[Policy::kPathwise], m[Policy::kRoundRobin]);
+  const Mibs m = RunScenario("loss-schedule.scn", {policy::Policy::kRoundRobin,
+                                                   policy::Policy::kQueueDepth,
+                                                   policy::Policy::kPathwise});
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kRoundRobin]);
+  EXPECT_GT(m[policy::Policy::kPathwise], m[policy::Policy::kRoundRobin]);
   // Does not hold: pathwise >= queue-depth. pathwise is 1 % below: with
   // the healthy path saturated, the I/O that queue-depth leaves on the
   // lossy path still completes there, the I/O pathwise moves away only
   // queues behind the healthy path's target.
-  EXPECT_GT(m[Policy::kQueueDepth], m[Policy::kPathwise]);
-  EXPECT_GT(m[Policy::kPathwise] / m[Policy::kQueueDepth], 0.95);
+  EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kPathwise]);
+  EXPECT_GT(m[policy::Policy::kPathwise] / m[policy::Policy::kQueueDepth],
+            0.95);
 }
 
 TEST(ShippedScenarioTest, SymmetricPathwiseWithinFivePercentOfRoundRobin) {
-  const Mibs m =
-      RunScenario("symmetric.scn", {Policy::kRoundRobin, Policy::kPathwise});
-  EXPECT_NEAR(m[Policy::kPathwise] / m[Policy::kRoundRobin], 1.0, 0.05);
+  const Mibs m = RunScenario("symmetric.scn", {policy::Policy::kRoundRobin,
+                                               policy::Policy::kPathwise});
+  EXPECT_NEAR(m[policy::Policy::kPathwise] / m[policy::Policy::kRoundRobin],
+              1.0, 0.05);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
 TEST(SimTest, DeterministicForASeed) {
   absl::StatusOr<Scenario> sc = ParseScenario(kSmall, "small.scn");
   ASSERT_TRUE(sc.ok());
-  const std::vector<Policy> all = AllPolicies();
+  const std::vector<policy::Policy> all = policy::AllPolicies();
   const std::string a = FormatCsv(*sc, 7, RunPolicies(*sc, all, 7, 1));
   const std::string b = FormatCsv(*sc, 7, RunPolicies(*sc, all, 7, 2));
   EXPECT_EQ(a, b);  // same seed, same output, whatever the thread count
@@ -112,7 +112,7 @@ TEST(SimTest, DeterministicForASeed) {
 TEST(SimTest, ReadWriteMixAndThroughputAccounting) {
   absl::StatusOr<Scenario> sc = ParseScenario(kSmall, "small.scn");
   ASSERT_TRUE(sc.ok());
-  const PolicyResult r = Simulate(*sc, Policy::kRoundRobin, 1);
+  const PolicyResult r = Simulate(*sc, policy::Policy::kRoundRobin, 1);
   const double reads = static_cast<double>(r.ops[0].ios);
   const double writes = static_cast<double>(r.ops[1].ios);
   EXPECT_NEAR(reads / (reads + writes), 0.7, 0.02);
@@ -146,24 +146,24 @@ service = 500us
 TEST(SimTest, DownFailsOverAndNoPathParksIo) {
   absl::StatusOr<Scenario> sc = ParseScenario(kFaults, "faults.scn");
   ASSERT_TRUE(sc.ok()) << sc.status();
-  for (Policy p : AllPolicies()) {
+  for (policy::Policy p : policy::AllPolicies()) {
     const PolicyResult r = Simulate(*sc, p, 1);
     // I/O keeps completing through every phase on both paths.
-    EXPECT_GT(r.path_ios[0], 0u) << PolicyName(p);
-    EXPECT_GT(r.path_ios[1], 0u) << PolicyName(p);
-    if (p == Policy::kNuma) {
+    EXPECT_GT(r.path_ios[0], 0u) << policy::PolicyName(p);
+    EXPECT_GT(r.path_ios[1], 0u) << policy::PolicyName(p);
+    if (p == policy::Policy::kNuma) {
       // numa sits on a (first in list order) except while it is down or
       // inaccessible: 3 of 6 seconds.
       EXPECT_GT(r.path_ios[0], r.path_ios[1]);
     }
-    EXPECT_GT(r.failovers, 0u) << PolicyName(p);
+    EXPECT_GT(r.failovers, 0u) << policy::PolicyName(p);
   }
   // With every path down, I/O waits (parked) and resumes when one returns.
   const std::string all_down = std::string(kFaults) + "5s a down\n5.5s b up\n";
   absl::StatusOr<Scenario> sc2 = ParseScenario(all_down, "down.scn");
   ASSERT_TRUE(sc2.ok()) << sc2.status();
-  const PolicyResult r1 = Simulate(*sc, Policy::kQueueDepth, 1);
-  const PolicyResult r2 = Simulate(*sc2, Policy::kQueueDepth, 1);
+  const PolicyResult r1 = Simulate(*sc, policy::Policy::kQueueDepth, 1);
+  const PolicyResult r2 = Simulate(*sc2, policy::Policy::kQueueDepth, 1);
   // 0.5 of 6 s without a path: about 1/12 fewer I/Os, not none.
   const double ratio = static_cast<double>(r2.ops[0].ios) / r1.ops[0].ios;
   EXPECT_LT(ratio, 0.95);

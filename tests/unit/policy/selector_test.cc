@@ -26,7 +26,7 @@ PathInfo Path(bool usable = true, int node = -1, bool optimized = true) {
 }
 
 IoRequest Read(int cpu = 0, int node = 0) {
-  return IoRequest{.op = OpGroup::kRead, .cpu = cpu, .numa_node = node};
+  return IoRequest{.op = model::OpGroup::kRead, .cpu = cpu, .numa_node = node};
 }
 
 // Selects, submits and completes one I/O at `now` with the latency of the
@@ -172,8 +172,8 @@ TEST(Latency, CreditsFavourTheFasterPathByTheWeightRatio) {
   EXPECT_EQ(count, (std::array<int, 2>{32, 32}));
   // Feedback: the first completion after 1 s folds the batch into the EWMA.
   while (now < 1 * kSec) RoundTrip(s, Read(0), now += kMs, latency);
-  EXPECT_EQ(s.ewma(0, OpGroup::kRead, 0), 100 * kUs);
-  EXPECT_EQ(s.ewma(0, OpGroup::kRead, 1), 200 * kUs);
+  EXPECT_EQ(s.ewma(0, model::OpGroup::kRead, 0), 100 * kUs);
+  EXPECT_EQ(s.ewma(0, model::OpGroup::kRead, 1), 200 * kUs);
   // Weights 1e4 and 5e3 per second, x 64 / sum: 42 and 21, twice as much
   // I/O on the faster path.
   count = {0, 0};
@@ -182,12 +182,12 @@ TEST(Latency, CreditsFavourTheFasterPathByTheWeightRatio) {
   }
   EXPECT_NEAR(static_cast<double>(count[0]) / count[1], 2.0, 0.03);
   // Per CPU: CPU 1 has no window yet, so it still splits evenly.
-  EXPECT_FALSE(s.ewma(1, OpGroup::kRead, 0).has_value());
+  EXPECT_FALSE(s.ewma(1, model::OpGroup::kRead, 0).has_value());
   count = {0, 0};
   for (int k = 0; k < 64; ++k) ++count[s.Select(Read(1))];
   EXPECT_EQ(count, (std::array<int, 2>{32, 32}));
   // Per op group: writes on CPU 0 have no window either.
-  EXPECT_FALSE(s.ewma(0, OpGroup::kWrite, 0).has_value());
+  EXPECT_FALSE(s.ewma(0, model::OpGroup::kWrite, 0).has_value());
 }
 
 TEST(Latency, FailedCompletionsAreNotLearned) {
@@ -197,7 +197,7 @@ TEST(Latency, FailedCompletionsAreNotLearned) {
   s.OnSubmit(0, Read(), 0);
   s.OnComplete(0, Read(), {.now_ns = 2 * kSec, .latency_ns = 5, .ok = false});
   EXPECT_EQ(s.inflight(0), 0);
-  EXPECT_FALSE(s.ewma(0, OpGroup::kRead, 0).has_value());
+  EXPECT_FALSE(s.ewma(0, model::OpGroup::kRead, 0).has_value());
 }
 
 TEST(Pathwise, FollowsScoringWeightsAfterATick) {
@@ -205,9 +205,9 @@ TEST(Pathwise, FollowsScoringWeightsAfterATick) {
   const std::vector<PathInfo> paths = {Path(), Path(), Path(false)};
   s.SetPaths(paths);
   // Before the first tick the usable paths share the weight equally.
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), 32u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 1), 32u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 2), 0u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
   // Completions on both paths: 100 us on path 0, 200 us on path 1.
   const std::array<int64_t, 2> latency = {100 * kUs, 200 * kUs};
   int64_t now = 0;
@@ -219,15 +219,15 @@ TEST(Pathwise, FollowsScoringWeightsAfterATick) {
     }
   }
   // No tick yet: nothing changes.
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
   s.Tick(1 * kSec);
   // The scoring library's weights: 42 and 21 (see Latency above).
   const scoring::PathScore& p0 = s.scorer().paths()[0];
   EXPECT_EQ(p0.ewma_ns[0], 100 * kUs);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), 42u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 1), 21u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 2), 0u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), p0.weight[0]);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 42u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 21u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), p0.weight[0]);
   // Weighted least-outstanding: 63 I/Os in flight split as the weights.
   for (int k = 0; k < 63; ++k) {
     const int p = s.Select(Read());
@@ -240,13 +240,13 @@ TEST(Pathwise, FollowsScoringWeightsAfterATick) {
   // paths starts afresh (equal shares), keeping the in-flight counts.
   const std::vector<PathInfo> same = {Path(), Path(), Path()};
   s.SetPaths(same);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), 42u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 42u);
   // Path 2 became usable: it gets a weight at the next tick.
-  EXPECT_EQ(s.weight(OpGroup::kRead, 2), 0u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
   const std::vector<PathInfo> two = {Path(), Path()};
   s.SetPaths(two);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 0), 32u);
-  EXPECT_EQ(s.weight(OpGroup::kRead, 1), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 32u);
   EXPECT_NEAR(s.inflight(0), 42, 1);
 }
 
@@ -258,8 +258,8 @@ TEST(Pathwise, FailuresCountAsFailoversInTheWindow) {
   s.OnComplete(0, Read(), {.now_ns = 10, .latency_ns = 10, .ok = false});
   EXPECT_EQ(s.inflight(0), 0);
   s.Tick(1 * kSec);
-  EXPECT_EQ(s.scorer().paths()[0].health, scoring::Health::kDegraded);
-  EXPECT_EQ(s.scorer().paths()[1].health, scoring::Health::kHealthy);
+  EXPECT_EQ(s.scorer().paths()[0].health, model::PathHealth::kDegraded);
+  EXPECT_EQ(s.scorer().paths()[1].health, model::PathHealth::kHealthy);
   EXPECT_FALSE(s.scorer().paths()[0].ewma_ns[0].has_value());
 }
 

@@ -9,8 +9,8 @@
 namespace pathwise::scoring {
 namespace {
 
-constexpr int kRead = static_cast<int>(OpGroup::kRead);
-constexpr int kWrite = static_cast<int>(OpGroup::kWrite);
+constexpr int kRead = static_cast<int>(model::OpGroup::kRead);
+constexpr int kWrite = static_cast<int>(model::OpGroup::kWrite);
 
 // A window where `path` completed `count` reads of `lat_ns` each.
 PathWindow Reads(const std::string& path, uint64_t count, uint64_t lat_ns,
@@ -121,8 +121,8 @@ Config Direct() {
   return c;
 }
 
-Health Step(HeadScorer& h, uint64_t a_ns, uint64_t b_ns, bool b_usable = true,
-            uint64_t b_errors = 0) {
+model::PathHealth Step(HeadScorer& h, uint64_t a_ns, uint64_t b_ns,
+                       bool b_usable = true, uint64_t b_errors = 0) {
   PathWindow b = Reads("b", b_ns ? 10 : 0, b_ns, b_usable);
   b.errors = b_errors;
   h.Update({Reads("a", 10, a_ns), b});
@@ -131,60 +131,67 @@ Health Step(HeadScorer& h, uint64_t a_ns, uint64_t b_ns, bool b_usable = true,
 
 TEST(HealthTest, DegradedAfterTwoWindowsOverRatio) {
   HeadScorer h(Direct());
-  EXPECT_EQ(Step(h, 1000, 1000), Health::kHealthy);
-  EXPECT_EQ(Step(h, 1000, 2999), Health::kHealthy);  // under 3x
-  EXPECT_EQ(Step(h, 1000, 3000), Health::kHealthy);  // 1st window at 3x
-  EXPECT_EQ(Step(h, 1000, 3000), Health::kDegraded);
-  EXPECT_EQ(h.Find("a")->health, Health::kHealthy);
-  EXPECT_EQ(h.Summary().paths_by_state[static_cast<int>(Health::kDegraded)], 1);
+  EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kHealthy);
+  EXPECT_EQ(Step(h, 1000, 2999), model::PathHealth::kHealthy);  // under 3x
+  EXPECT_EQ(Step(h, 1000, 3000),
+            model::PathHealth::kHealthy);  // 1st window at 3x
+  EXPECT_EQ(Step(h, 1000, 3000), model::PathHealth::kDegraded);
+  EXPECT_EQ(h.Find("a")->health, model::PathHealth::kHealthy);
+  EXPECT_EQ(h.Summary()
+                .paths_by_state[static_cast<int>(model::PathHealth::kDegraded)],
+            1);
 }
 
 TEST(HealthTest, RecoveryNeedsFiveCleanWindows) {
   HeadScorer h(Direct());
   Step(h, 1000, 5000);
-  ASSERT_EQ(Step(h, 1000, 5000), Health::kDegraded);
+  ASSERT_EQ(Step(h, 1000, 5000), model::PathHealth::kDegraded);
   for (int i = 1; i <= 4; ++i) {
-    EXPECT_EQ(Step(h, 1000, 1000), Health::kDegraded) << "clean window " << i;
+    EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kDegraded)
+        << "clean window " << i;
   }
-  EXPECT_EQ(Step(h, 1000, 1000), Health::kHealthy);
+  EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kHealthy);
 }
 
 TEST(HealthTest, NoFlappingOnAlternatingWindows) {
   HeadScorer h(Direct());
   // Alternating from healthy: never two bad windows in a row, never degraded.
   for (int i = 0; i < 10; ++i) {
-    EXPECT_EQ(Step(h, 1000, i % 2 ? 5000 : 1000), Health::kHealthy);
+    EXPECT_EQ(Step(h, 1000, i % 2 ? 5000 : 1000), model::PathHealth::kHealthy);
   }
   // Once degraded, alternating windows never give five clean in a row.
   Step(h, 1000, 5000);
-  ASSERT_EQ(Step(h, 1000, 5000), Health::kDegraded);
+  ASSERT_EQ(Step(h, 1000, 5000), model::PathHealth::kDegraded);
   for (int i = 0; i < 20; ++i) {
-    EXPECT_EQ(Step(h, 1000, i % 2 ? 5000 : 1000), Health::kDegraded) << i;
+    EXPECT_EQ(Step(h, 1000, i % 2 ? 5000 : 1000), model::PathHealth::kDegraded)
+        << i;
   }
 }
 
 TEST(HealthTest, ErrorsDegradeAtOnce) {
   HeadScorer h(Direct());
-  EXPECT_EQ(Step(h, 1000, 1000, true, /*b_errors=*/1), Health::kDegraded);
+  EXPECT_EQ(Step(h, 1000, 1000, true, /*b_errors=*/1),
+            model::PathHealth::kDegraded);
   PathWindow b = Reads("b", 10, 1000);
   b.failovers = 2;
   h.Update({Reads("a", 10, 1000), b});
-  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded);
   EXPECT_EQ(h.Find("b")->clean_streak, 0);
 }
 
 TEST(HealthTest, UnusableIsFailedWithWeightZeroAndRecoversSlowly) {
   HeadScorer h(Direct());
   Step(h, 1000, 1000);
-  EXPECT_EQ(Step(h, 1000, 1000, /*b_usable=*/false), Health::kFailed);
+  EXPECT_EQ(Step(h, 1000, 1000, /*b_usable=*/false),
+            model::PathHealth::kFailed);
   EXPECT_EQ(h.Find("b")->weight[kRead], 0u);
   EXPECT_EQ(h.Find("a")->weight[kRead], 64u);
   EXPECT_EQ(h.Summary().usable_paths, 1);
   for (int i = 1; i <= 4; ++i) {
-    EXPECT_EQ(Step(h, 1000, 1000), Health::kDegraded) << i;
+    EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kDegraded) << i;
     EXPECT_EQ(h.Find("b")->weight[kRead], 32u);  // usable: gets weight
   }
-  EXPECT_EQ(Step(h, 1000, 1000), Health::kHealthy);
+  EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kHealthy);
 }
 
 TEST(HealthTest, IdleAfterIdleWindowsWithoutSamples) {
@@ -192,16 +199,16 @@ TEST(HealthTest, IdleAfterIdleWindowsWithoutSamples) {
   c.idle_windows = 3;
   HeadScorer h(c);
   Step(h, 1000, 1000);
-  EXPECT_EQ(Step(h, 1000, 0), Health::kHealthy);  // age 1
-  EXPECT_EQ(Step(h, 1000, 0), Health::kHealthy);  // age 2
-  EXPECT_EQ(Step(h, 1000, 0), Health::kIdle);     // age 3
-  EXPECT_EQ(Step(h, 1000, 1000), Health::kHealthy);
+  EXPECT_EQ(Step(h, 1000, 0), model::PathHealth::kHealthy);  // age 1
+  EXPECT_EQ(Step(h, 1000, 0), model::PathHealth::kHealthy);  // age 2
+  EXPECT_EQ(Step(h, 1000, 0), model::PathHealth::kIdle);     // age 3
+  EXPECT_EQ(Step(h, 1000, 1000), model::PathHealth::kHealthy);
   // Never sampled: idle once idle_windows windows have passed.
   HeadScorer fresh(c);
   for (int i = 0; i < 2; ++i) fresh.Update({Reads("x", 0, 0)});
-  EXPECT_EQ(fresh.Find("x")->health, Health::kHealthy);
+  EXPECT_EQ(fresh.Find("x")->health, model::PathHealth::kHealthy);
   fresh.Update({Reads("x", 0, 0)});
-  EXPECT_EQ(fresh.Find("x")->health, Health::kIdle);
+  EXPECT_EQ(fresh.Find("x")->health, model::PathHealth::kIdle);
 }
 
 TEST(HealthTest, SmoothedEwmaDegradesWithinTwoWindowsOfAThirtyMsDelay) {
@@ -214,9 +221,9 @@ TEST(HealthTest, SmoothedEwmaDegradesWithinTwoWindowsOfAThirtyMsDelay) {
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 4250000u);
-  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kHealthy);
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
-  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded);
   EXPECT_LE(h.Find("b")->weight[kRead], 6u);
   EXPECT_GE(h.Find("a")->weight[kRead], 58u);
 }
@@ -382,7 +389,7 @@ TEST(ReseedTest, ALossyPathDoesNotWinBackWeightAfterOneCleanWindow) {
         {Reads("a", 100, 500000), Reads("b", 100, i % 2 ? 500000 : 20000000)});
     if (i >= 4) {
       EXPECT_LE(h.Find("b")->weight[kRead], 16u) << i;
-      EXPECT_EQ(h.Find("b")->health, Health::kDegraded) << i;
+      EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded) << i;
     }
   }
 }
@@ -398,9 +405,10 @@ TEST(ReseedTest, ThirtyMsDelayAndClearSeenWithinSeconds) {
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 30500000u);  // reseeded
   EXPECT_LE(h.Find("b")->weight[kRead], 6u);
   EXPECT_GE(h.Find("a")->weight[kRead], 58u);
-  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);  // one window over
+  EXPECT_EQ(h.Find("b")->health,
+            model::PathHealth::kHealthy);  // one window over
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 30500000)});
-  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded);
   // Cleared: the second clean window confirms the step down, reseeds and
   // rebalances; five clean windows make it healthy (without the reseed:
   // ~20 windows for the EWMA to come under 3x, then five more).
@@ -410,13 +418,13 @@ TEST(ReseedTest, ThirtyMsDelayAndClearSeenWithinSeconds) {
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead], 520000u);
   EXPECT_GE(h.Find("b")->weight[kRead], 28u);
-  EXPECT_EQ(h.Find("b")->health, Health::kDegraded);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded);
   for (int i = 2; i <= 4; ++i) {
     h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
-    EXPECT_EQ(h.Find("b")->health, Health::kDegraded) << i;
+    EXPECT_EQ(h.Find("b")->health, model::PathHealth::kDegraded) << i;
   }
   h.Update({Reads("a", 100, 500000), Reads("b", 100, 520000)});
-  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kHealthy);
 }
 
 TEST(ReseedTest, OneSlowWindowDoesNotDegrade) {
@@ -427,10 +435,10 @@ TEST(ReseedTest, OneSlowWindowDoesNotDegrade) {
   // Not confirmed: the plain EWMA over both windows, under 3x.
   EXPECT_EQ(*h.Find("b")->ewma_ns[kRead],
             EwmaStep(EwmaStep(500000, 5000000, 3), 500000, 3));
-  EXPECT_EQ(h.Find("b")->health, Health::kHealthy);
+  EXPECT_EQ(h.Find("b")->health, model::PathHealth::kHealthy);
   for (int i = 0; i < 10; ++i) {
     h.Update({Reads("a", 100, 500000), Reads("b", 100, 500000)});
-    EXPECT_EQ(h.Find("b")->health, Health::kHealthy) << i;
+    EXPECT_EQ(h.Find("b")->health, model::PathHealth::kHealthy) << i;
   }
 }
 
