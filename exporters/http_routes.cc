@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "exporters/topology_json.h"
+#include "exporters/utf8.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -16,9 +17,7 @@ HttpResponse NoCollectionYet() {
   return {503, kJson, "{\"error\":\"no collection yet\"}\n"};
 }
 
-HttpResponse Json(const nlohmann::json& j) {
-  return {200, kJson, j.dump(2) + "\n"};
-}
+HttpResponse Json(const nlohmann::json& j) { return {200, kJson, JsonText(j)}; }
 
 }  // namespace
 
@@ -29,6 +28,8 @@ HttpResponse HealthzResponse(const model::Health& health) {
     absl::StrAppend(&body, "collector ", r.name, ": ",
                     r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");
   }
+  // An error may quote a sysfs string byte for byte.
+  ReplaceInvalidUtf8(body);
   return {health.ok() ? 200 : 503, kPlain, std::move(body)};
 }
 

@@ -238,4 +238,10 @@ json SnapshotToJson(const model::Snapshot& snap) {
   return j;
 }
 
+std::string JsonText(const json& j) {
+  return j.dump(2, ' ', /*ensure_ascii=*/false,
+                json::error_handler_t::replace) +
+         "\n";
+}
+
 }  // namespace pathwise::exporters
