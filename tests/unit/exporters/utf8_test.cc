@@ -35,7 +35,8 @@ std::string Repaired(std::string s, size_t* replaced = nullptr) {
 TEST(Utf8, ValidTextIsLeftAlone) {
   for (const std::string& s : std::vector<std::string>{
            "", "SN12345", "caf\xC3\xA9", "\xE2\x82\xAC 5", "\xF0\x9F\x98\x80",
-           "\xF4\x8F\xBF\xBF", std::string("nul\0inside", 10)}) {
+           "\xF4\x8F\xBF\xBF", std::string("nul\0inside", 10),
+           "nqn.2014-08.org.nvmexpress:uuid:caf\xC3\xA9"}) {
     EXPECT_TRUE(IsValidUtf8(s)) << s;
     size_t n = 1;
     EXPECT_EQ(Repaired(s, &n), s);
@@ -48,25 +49,31 @@ TEST(Utf8, EachMaximalIllFormedSubpartBecomesOneReplacement) {
     std::string in, out;
     size_t replaced;
   };
+  // (A literal's hex escape would swallow a following hex digit, hence the
+  // std::string pieces.)
+  const std::string b = "\xFF";
   for (const Case& c : std::vector<Case>{
-           {"\xFF\xFE", R + R, 2},  // never lead bytes
-           {"SN\xFF"
-            "42",
-            "SN" + R + "42", 1},     // one bad byte inside
-           {"ab\xC3", "ab" + R, 1},  // truncated at the end
-           {"\xE2\x82"
-            "x",
-            R + "x", 1},  // truncated 3-byte form
-           {"\xF0\x9F\x98"
-            "!",
-            R + "!", 1},                            // truncated 4-byte form
-           {"\xC0\xAF", R + R, 2},                  // overlong '/'
-           {"\xE0\x80\xAF", R + R + R, 3},          // overlong, 3 bytes
-           {"\xED\xA0\x80", R + R + R, 3},          // a surrogate
-           {"\xF4\x90\x80\x80", R + R + R + R, 4},  // above U+10FFFF
-           {"\x80"
-            "a\xBF",
-            R + "a" + R, 2},  // stray continuations
+           // never lead bytes
+           {"\xFF\xFE", R + R, 2},
+           // one bad byte inside
+           {"SN" + b + "42", "SN" + R + "42", 1},
+           // truncated at the end
+           {"ab\xC3", "ab" + R, 1},
+           // truncated 3-byte and 4-byte forms
+           {"\xE2\x82" + std::string("x"), R + "x", 1},
+           {"\xF0\x9F\x98" + std::string("!"), R + "!", 1},
+           // overlong forms
+           {"\xC0\xAF", R + R, 2},
+           {"\xE0\x80\xAF", R + R + R, 3},
+           // a surrogate
+           {"\xED\xA0\x80", R + R + R, 3},
+           // above U+10FFFF
+           {"\xF4\x90\x80\x80", R + R + R + R, 4},
+           // stray continuation bytes
+           {"\x80" + std::string("a\xBF"), R + "a" + R, 2},
+           // past and within the first eight (ASCII) bytes
+           {"0123456789" + b, "0123456789" + R, 1},
+           {"ab" + b + "cdefghijklmnop", "ab" + R + "cdefghijklmnop", 1},
        }) {
     EXPECT_FALSE(IsValidUtf8(c.in)) << c.in;
     size_t n = 0;
