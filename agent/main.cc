@@ -19,8 +19,8 @@
 #include "agent/cli.h"
 #include "agent/pipeline.h"
 #include "agent/version.h"
-#include "collectors/bpf_io_collector.h"
 #include "bpf/sampler.h"
+#include "collectors/bpf_io_collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"
@@ -134,11 +134,13 @@ const model::Scoring* Scoring(const model::Snapshot& snap) {
 }
 
 int Serve(const Options& o) {
-  // Block SIGINT/SIGTERM before any thread starts so only sigwait() sees them.
+  // Block SIGINT/SIGTERM/SIGHUP before any thread starts so only sigwait()
+  // sees them.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // The stages are set up after the port is bound: a busy port fails fast,
@@ -177,7 +179,15 @@ int Serve(const Options& o) {
   });
 
   int sig = 0;
-  sigwait(&signals, &sig);
+  // SIGHUP conventionally asks a daemon to reload its configuration (and a
+  // closed terminal sends it): pathwise has none besides its flags, so it
+  // says so and keeps serving, where the default action would end it
+  // without a word.
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    spdlog::warn(
+        "received SIGHUP: ignored (no configuration to reload; restart "
+        "pathwise to change its flags)");
+  }
   spdlog::info("received signal {}, shutting down", sig);
   stop.Notify();
   loop.join();
@@ -197,7 +207,15 @@ int OneShot(const Options& o, Print print) {
   }
   model::SnapshotStore store;
   Agent agent(pipeline, store, o.interval);
-  print(agent);
+  try {
+    print(agent);
+  } catch (const std::exception& e) {
+    // Nothing in the views is meant to throw (bad strings are repaired, see
+    // exporters/utf8.h); should something still do, fail with one line
+    // instead of std::terminate.
+    Fatal(absl::StrCat("cannot print the output: ", e.what()));
+    return kExitRuntime;
+  }
   std::cout.flush();
   return std::cout.good() ? 0 : kExitRuntime;
 }
@@ -211,7 +229,7 @@ int Snapshot(const Options& o) {
       snap = agent.CollectOnce();
     }
     if (o.format == "json") {
-      std::cout << exporters::SnapshotToJson(*snap).dump(2) << "\n";
+      std::cout << exporters::JsonText(exporters::SnapshotToJson(*snap));
     } else {
       std::cout << exporters::SerializeText(
           exporters::BuildFamilies(snap.get(), Build()));
@@ -224,9 +242,8 @@ int Topology(Options o) {
   return OneShot(o, [&o](Agent& agent) {
     std::shared_ptr<const model::Snapshot> snap = agent.CollectOnce();
     if (o.format == "json") {
-      std::cout
-          << exporters::TopologyToJson(snap->topology, Scoring(*snap)).dump(2)
-          << "\n";
+      std::cout << exporters::JsonText(
+          exporters::TopologyToJson(snap->topology, Scoring(*snap)));
     } else {
       std::cout << exporters::TopologyToText(snap->topology, Scoring(*snap));
     }

@@ -40,6 +40,24 @@ class Builder {
     }
     return *d;
   }
+  // A decimal attribute `text` (of `rel`) in [lo, hi]; else nullopt and an
+  // error: a value the model's field cannot hold, or that no kernel
+  // reports, is not truncated into a plausible one.
+  std::optional<int64_t> IntIn(absl::string_view text, absl::string_view rel,
+                               int64_t lo, int64_t hi) {
+    absl::StatusOr<int64_t> v = ParseInt(text);
+    if (!v.ok()) {
+      errors_.Add(absl::InvalidArgumentError(
+          absl::StrCat(rel, ": ", v.status().message())));
+      return std::nullopt;
+    }
+    if (*v < lo || *v > hi) {
+      errors_.Add(absl::OutOfRangeError(absl::StrCat(
+          rel, ": out of range: ", *v, " (want ", lo, "..", hi, ")")));
+      return std::nullopt;
+    }
+    return *v;
+  }
   // A libnvme string attribute that must be present.
   std::string Required(const std::optional<std::string>& v,
                        const std::string& rel) {
@@ -86,30 +104,33 @@ model::Controller Builder::BuildController(const RawController& raw) {
   ctrl.host_traddr = raw.host_traddr;
   ctrl.host_iface = raw.host_iface;
   SetControllerState(Required(raw.state, cdir + "/state"), ctrl);
-  ctrl.cntlid = Str(raw.cntlid);
-  if (!ctrl.cntlid.empty() && !ParseInt(ctrl.cntlid).ok()) {
+  if (!ctrl.unknown_state.empty()) {
+    // The same rule as an unknown ANA state: an error, the StateSet all 0.
     errors_.Add(absl::InvalidArgumentError(
-        absl::StrCat(cdir, "/cntlid: not an integer: \"", ctrl.cntlid, "\"")));
+        absl::StrCat(cdir, "/state: unknown controller state \"",
+                     ctrl.unknown_state, "\"")));
+  }
+  ctrl.cntlid = Str(raw.cntlid);
+  // CNTLID is 16 bits in Identify Controller.
+  if (!ctrl.cntlid.empty() &&
+      !IntIn(ctrl.cntlid, cdir + "/cntlid", 0, 0xFFFF)) {
     ctrl.cntlid.clear();
   }
   if (raw.numa_node) {
-    absl::StatusOr<int64_t> v = ParseInt(*raw.numa_node);
-    if (v.ok()) {
+    // -1 is NUMA_NO_NODE; MAX_NUMNODES is at most 1024 on every
+    // architecture (CONFIG_NODES_SHIFT <= 10).
+    if (std::optional<int64_t> v =
+            IntIn(*raw.numa_node, cdir + "/numa_node", -1, 1023)) {
       ctrl.numa_node = static_cast<int>(*v);
-    } else {
-      errors_.Add(absl::InvalidArgumentError(
-          absl::StrCat(cdir, "/numa_node: ", v.status().message())));
     }
   }
   const std::string qc = Required(raw.queue_count, cdir + "/queue_count");
   if (!qc.empty()) {
-    absl::StatusOr<int64_t> v = ParseInt(qc);
-    if (v.ok() && *v >= 0) {
+    // The admin queue plus at most 65535 I/O queues (Number of Queues is
+    // 16 bits, 0's based); 0 before the queues are set up.
+    if (std::optional<int64_t> v = IntIn(qc, cdir + "/queue_count", 0, 65536)) {
       // queue_count counts the admin queue too.
       ctrl.io_queues = static_cast<uint32_t>(*v > 0 ? *v - 1 : 0);
-    } else {
-      errors_.Add(absl::InvalidArgumentError(
-          absl::StrCat(cdir, "/queue_count: not a count: \"", qc, "\"")));
     }
   }
   return ctrl;
@@ -152,18 +173,12 @@ void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
       errors_.Add(absl::NotFoundError(absl::StrCat(hdir, ": not scanned")));
     } else {
       const RawAttr& nsid_text = it->second.nsid;
-      absl::StatusOr<int64_t> nsid =
-          nsid_text.ok() ? ParseInt(*nsid_text) : nsid_text.status();
-      if (nsid_text.ok() && !nsid.ok()) {
-        nsid = absl::InvalidArgumentError(
-            absl::StrCat(hdir, "/nsid: ", nsid.status().message()));
-      }
-      if (nsid.ok() && *nsid > 0) {
+      // A namespace id: 0 and 0xFFFFFFFF (all namespaces) name none.
+      if (!nsid_text.ok()) {
+        errors_.Add(nsid_text.status());
+      } else if (std::optional<int64_t> nsid =
+                     IntIn(*nsid_text, hdir + "/nsid", 1, 0xFFFFFFFE)) {
         hd.nsid = static_cast<uint32_t>(*nsid);
-      } else {
-        errors_.Add(nsid.ok() ? absl::InvalidArgumentError(absl::StrCat(
-                                    hdir, "/nsid: not a namespace id"))
-                              : nsid.status());
       }
       hd.dev = Dev(it->second.dev, hdir + "/dev");
     }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "exporters/topology_json.h"
+#include "exporters/utf8.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -21,7 +22,7 @@ HttpResponse NoCollectionYet() {
 // stays indented, one key per line, which line-oriented clients (shell
 // scripts) rely on.
 HttpResponse Json(const nlohmann::json& j, int indent) {
-  return {200, kJson, j.dump(indent) + "\n"};
+  return {200, kJson, JsonText(j, indent)};
 }
 
 }  // namespace
@@ -33,6 +34,8 @@ HttpResponse HealthzResponse(const model::Health& health) {
     absl::StrAppend(&body, "collector ", r.name, ": ",
                     r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");
   }
+  // An error may quote a sysfs string byte for byte.
+  ReplaceInvalidUtf8(body);
   return {health.ok() ? 200 : 503, kPlain, std::move(body)};
 }
 

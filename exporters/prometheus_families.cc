@@ -3,27 +3,63 @@
 #include <sstream>
 
 #include "exporters/prometheus_internal.h"
+#include "exporters/utf8.h"
 #include "prometheus/text_serializer.h"
 
 namespace pathwise::exporters {
 
 using prometheus::MetricFamily;
 
+namespace {
+
+// Replaces what is not UTF-8 in the label values of `families` (sysfs
+// strings: see exporters/utf8.h); returns how many values it changed.
+size_t ReplaceInvalidLabelValues(std::vector<MetricFamily>& families) {
+  size_t changed = 0;
+  for (MetricFamily& f : families) {
+    for (prometheus::ClientMetric& m : f.metric) {
+      for (prometheus::ClientMetric::Label& l : m.label) {
+        if (ReplaceInvalidUtf8(l.value) > 0) ++changed;
+      }
+    }
+  }
+  return changed;
+}
+
+// pathwise_invalid_utf8_label_values, only when some value was replaced: a
+// gauge of this exposition, not a counter, since every scrape renders the
+// same snapshot's strings again (a counter would grow with the scrape rate).
+void AddInvalidUtf8Family(size_t changed, std::vector<MetricFamily>& out) {
+  if (changed == 0) return;
+  MetricFamily f = internal::Family(
+      "pathwise_invalid_utf8_label_values",
+      "Label values of this exposition that were not valid UTF-8 (sysfs "
+      "strings such as a serial or model copied raw from the device); each "
+      "invalid sequence is shown as U+FFFD.",
+      prometheus::MetricType::Gauge);
+  internal::AddGauge(f, {}, static_cast<double>(changed));
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
 std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
                                         const BuildInfo& build) {
   std::vector<MetricFamily> out;
   internal::AddBuildFamilies(build.version, build.revision, out);
-  if (snapshot == nullptr) return out;
-  // The order of the groups is the order of the exposition.
-  internal::AddAgentFamilies(*snapshot, out);
-  internal::AddTopologyFamilies(snapshot->topology, out);
-  internal::AddPathHeadIoFamilies(*snapshot, out);
-  if (snapshot->scoring) {
-    internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
+  if (snapshot != nullptr) {
+    // The order of the groups is the order of the exposition.
+    internal::AddAgentFamilies(*snapshot, out);
+    internal::AddTopologyFamilies(snapshot->topology, out);
+    internal::AddPathHeadIoFamilies(*snapshot, out);
+    if (snapshot->scoring) {
+      internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
+    }
+    internal::AddPathNvmeFamilies(*snapshot, out);
+    internal::AddDeviceIoFamilies(*snapshot, out);
+    internal::AddSamplerFamilies(*snapshot, out);
   }
-  internal::AddPathNvmeFamilies(*snapshot, out);
-  internal::AddDeviceIoFamilies(*snapshot, out);
-  internal::AddSamplerFamilies(*snapshot, out);
+  AddInvalidUtf8Family(ReplaceInvalidLabelValues(out), out);
   return out;
 }
 

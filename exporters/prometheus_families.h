@@ -27,7 +27,9 @@ struct BuildInfo {
 // collection only the build info is exported). Families with no series are
 // left out, except the agent's own metrics, so a host without NVMe exports
 // only pathwise_build_info, pathwise_collector_*, pathwise_sampler_info and
-// pathwise_topology_changes_total.
+// pathwise_topology_changes_total. Label values that are not valid UTF-8
+// are repaired (exporters/utf8.h) and counted by
+// pathwise_invalid_utf8_label_values, present only when nonzero.
 std::vector<prometheus::MetricFamily> BuildFamilies(
     const model::Snapshot* snapshot, const BuildInfo& build);
 

@@ -248,4 +248,10 @@ json SnapshotToJson(const model::Snapshot& snap) {
   return j;
 }
 
+std::string JsonText(const json& j, int indent) {
+  return j.dump(indent, ' ', /*ensure_ascii=*/false,
+                json::error_handler_t::replace) +
+         "\n";
+}
+
 }  // namespace pathwise::exporters

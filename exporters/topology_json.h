@@ -5,6 +5,8 @@
 #ifndef PATHWISE_EXPORTERS_TOPOLOGY_JSON_H_
 #define PATHWISE_EXPORTERS_TOPOLOGY_JSON_H_
 
+#include <string>
+
 #include "model/topology.h"
 #include "nlohmann/json.hpp"
 
@@ -32,6 +34,13 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
 // failovers), "sampler" ({dropped, programs} or null) and "scoring"
 // ({paths, heads, iopolicy_recommended} or null).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
+
+// `j` as the JSON routes and commands print it: indented by `indent`
+// (nlohmann dump()'s: -1 compact), then a
+// newline. Strings that are not valid UTF-8 (sysfs strings and error
+// messages quoting them, see exporters/utf8.h) come out with U+FFFD for each
+// invalid sequence, where nlohmann::json's default would throw.
+std::string JsonText(const nlohmann::json& j, int indent = 2);
 
 }  // namespace pathwise::exporters
 

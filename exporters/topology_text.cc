@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "exporters/labels.h"
+#include "exporters/utf8.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -76,6 +77,7 @@ std::string TopologyToText(const model::Topology& t,
                       " (no paths)\n");
     }
   }
+  ReplaceInvalidUtf8(out);  // sysfs strings need not be UTF-8
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
 namespace pathwise::lab {
@@ -30,6 +31,22 @@ std::vector<int> Ops(const std::vector<PolicyResult>& results) {
     }
   }
   return ops;
+}
+
+// A CSV field as RFC 4180 has it: quoted, with quotes doubled, when it
+// holds a comma, a quote or a line break (names come from the scenario
+// file, which allows them).
+std::string CsvField(absl::string_view s) {
+  if (s.find_first_of(",\"\r\n") == absl::string_view::npos) {
+    return std::string(s);
+  }
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
 }
 
 }  // namespace
@@ -74,15 +91,18 @@ std::string FormatCsv(const Scenario& sc, uint64_t seed,
                       const std::vector<PolicyResult>& results) {
   std::string out =
       "scenario,seed,policy,op,mib_s,iops,p50_ms,p99_ms,p999_ms,failovers";
-  for (const PathSpec& p : sc.paths) absl::StrAppend(&out, ",share_", p.name);
+  for (const PathSpec& p : sc.paths) {
+    absl::StrAppend(&out, ",", CsvField(absl::StrCat("share_", p.name)));
+  }
   out += "\n";
+  const std::string scenario = CsvField(sc.name);
   for (const PolicyResult& r : results) {
     for (int op : Ops(results)) {
       const OpResult& o = r.ops[op];
-      absl::StrAppendFormat(&out, "%s,%d,%s,%s,%.3f,%.1f,%.4f,%.4f,%.4f,%d",
-                            sc.name, seed, policy::PolicyName(r.policy),
-                            kOpNames[op], o.mib_s, o.iops, o.p50_ms, o.p99_ms,
-                            o.p999_ms, r.failovers);
+      absl::StrAppendFormat(
+          &out, "%s,%d,%s,%s,%.3f,%.1f,%.4f,%.4f,%.4f,%d", scenario, seed,
+          CsvField(policy::PolicyName(r.policy)), kOpNames[op], o.mib_s, o.iops,
+          o.p50_ms, o.p99_ms, o.p999_ms, r.failovers);
       for (size_t i = 0; i < r.path_ios.size(); ++i) {
         absl::StrAppendFormat(&out, ",%.2f", Share(r, i));
       }
@@ -116,7 +136,11 @@ std::string FormatJson(const Scenario& sc, uint64_t seed,
     pr["failovers"] = r.failovers;
     j["results"].push_back(std::move(pr));
   }
-  return j.dump(2) + "\n";
+  // Names come from the scenario file, which need not be UTF-8: each
+  // invalid sequence becomes U+FFFD where nlohmann::json would throw.
+  return j.dump(2, ' ', /*ensure_ascii=*/false,
+                nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace pathwise::lab

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -67,7 +68,10 @@ absl::StatusOr<uint64_t> ParseSize(absl::string_view s) {
       {"kb", 1000}, {"m", 1048576}, {"mib", 1048576}, {"mb", 1e6}};
   auto it = kUnits.find(absl::AsciiStrToLower(unit));
   if (it == kUnits.end()) return Bad("size unit", s);
-  return static_cast<uint64_t>(std::llround(v * it->second));
+  const double bytes = std::round(v * it->second);
+  if (bytes < 1) return Bad("size (rounds to 0 bytes)", s);
+  if (bytes > 1e18) return Bad("size (too large)", s);
+  return static_cast<uint64_t>(bytes);
 }
 
 absl::StatusOr<double> ParseBandwidth(absl::string_view s) {
@@ -142,6 +146,7 @@ class Parser {
     // The last line, not the empty piece after a final newline.
     line_ = std::max(1, lineno - (!text.empty() && text.back() == '\n'));
     if (sc_.paths.empty()) return Error("no [path NAME] section");
+    if (absl::Status s = CheckRunnable(); !s.ok()) return s;
     // Resolve event path names now that every path is known.
     for (size_t i = 0; i < pending_.size(); ++i) {
       auto it = std::find_if(
@@ -172,6 +177,53 @@ class Parser {
     return absl::InvalidArgumentError(
         absl::StrCat(file_, ":", line_, ": ", message));
   }
+  absl::Status ErrorAt(int line, absl::string_view message) {
+    line_ = line;
+    return Error(message);
+  }
+
+  // What each value's own check cannot see: combinations the simulator
+  // cannot run, reported at the line that completed them.
+  absl::Status CheckRunnable() {
+    const Workload& w = sc_.workload;
+    const int64_t outstanding = int64_t{w.numjobs} * w.iodepth;
+    if (outstanding > kMaxOutstandingIos) {
+      return ErrorAt(
+          std::max(numjobs_line_, iodepth_line_),
+          absl::StrCat("numjobs x iodepth = ", outstanding, ": at most ",
+                       kMaxOutstandingIos, " outstanding I/Os"));
+    }
+    if (sc_.tcp.rto_max_ns < sc_.tcp.rto_min_ns) {
+      return ErrorAt(std::max(rto_line_, 1),
+                     absl::StrCat("rto_max (", sc_.tcp.rto_max_ns / 1e9,
+                                  "s) is below rto_min (",
+                                  sc_.tcp.rto_min_ns / 1e9, "s)"));
+    }
+    int64_t servers = 0;
+    for (size_t i = 0; i < sc_.paths.size(); ++i) {
+      const PathSpec& p = sc_.paths[i];
+      // Each I/O on a path advances simulated time by its service, round
+      // trip and jitter, or by its transfer on a limited link; without any
+      // of them every completion would come at the instant of its
+      // submission and the clock would never reach the end.
+      if (p.latency_ns == 0 && p.service_ns == 0 && p.spread_ns == 0 &&
+          p.bandwidth == 0) {
+        return ErrorAt(
+            path_lines_[i],
+            absl::StrCat("path '", p.name,
+                         "' takes no time: latency, service and spread are 0 "
+                         "and bandwidth is unlimited, so simulated time "
+                         "would stop (give it a latency)"));
+      }
+      servers += p.parallelism;
+      if (servers > kMaxServers) {
+        return ErrorAt(path_lines_[i],
+                       absl::StrCat("parallelism summed over the paths is ",
+                                    servers, ": at most ", kMaxServers));
+      }
+    }
+    return absl::OkStatus();
+  }
 
   absl::Status Section(absl::string_view line) {
     if (line.back() != ']') return absl::InvalidArgumentError("missing ']'");
@@ -189,7 +241,12 @@ class Parser {
               absl::StrCat("path '", words[1], "' defined twice"));
         }
       }
+      if (sc_.paths.size() >= static_cast<size_t>(kMaxPaths)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("more than ", kMaxPaths, " paths"));
+      }
       sc_.paths.push_back(PathSpec{.name = words[1]});
+      path_lines_.push_back(line_);
       return absl::OkStatus();
     }
     if (section_ == "policy") {
@@ -274,8 +331,14 @@ class Parser {
       }
     } else if (section_ == "workload") {
       Workload& w = sc_.workload;
-      if (key == "numjobs") return SetInt(v, 1, 4096, &w.numjobs);
-      if (key == "iodepth") return SetInt(v, 1, 65536, &w.iodepth);
+      if (key == "numjobs") {
+        numjobs_line_ = line_;
+        return SetInt(v, 1, 4096, &w.numjobs);
+      }
+      if (key == "iodepth") {
+        iodepth_line_ = line_;
+        return SetInt(v, 1, 65536, &w.iodepth);
+      }
       if (key == "cpus") return SetInt(v, 1, 4096, &w.cpus);
       if (key == "numa_node") return SetInt(v, 0, 1023, &w.numa_node);
       if (key == "bs") {
@@ -287,8 +350,11 @@ class Parser {
       }
       if (key == "read") return Set(ParseFraction(v), &w.read_fraction);
     } else if (section_ == "tcp") {
-      if (key == "rto_min") return Set(ParseDuration(v), &sc_.tcp.rto_min_ns);
-      if (key == "rto_max") return Set(ParseDuration(v), &sc_.tcp.rto_max_ns);
+      if (key == "rto_min" || key == "rto_max") {
+        rto_line_ = line_;
+        return Set(ParseDuration(v), key == "rto_min" ? &sc_.tcp.rto_min_ns
+                                                      : &sc_.tcp.rto_max_ns);
+      }
       if (key == "dupthresh") return SetInt(v, 1, 1000, &sc_.tcp.dupthresh);
     } else if (section_ == "path") {
       PathSpec& p = sc_.paths.back();
@@ -379,6 +445,9 @@ class Parser {
   std::string section_;
   Scenario sc_;
   std::vector<PendingEvent> pending_;
+  // Where CheckRunnable's subjects were set (0: not in the file).
+  std::vector<int> path_lines_;  // of each [path NAME]
+  int numjobs_line_ = 0, iodepth_line_ = 0, rto_line_ = 0;
 };
 
 }  // namespace
@@ -389,6 +458,10 @@ absl::StatusOr<Scenario> ParseScenario(absl::string_view text,
 }
 
 absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
+  // A directory opens, and then reads as an error or as nothing.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+  }
   std::ifstream in(path);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open"));

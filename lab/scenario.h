@@ -18,6 +18,14 @@ namespace pathwise::lab {
 inline constexpr int64_t kMs = 1'000'000;
 inline constexpr int64_t kSec = 1'000'000'000;
 
+// What a scenario may ask for, so that the simulator's state (per
+// outstanding I/O, per target server, per path and connection, per CPU and
+// path in the latency policy) stays within a few hundred MiB per policy run:
+// beyond them a file is a parse error that states the limit.
+inline constexpr int kMaxPaths = 256;
+inline constexpr int64_t kMaxOutstandingIos = 1 << 18;  // numjobs × iodepth
+inline constexpr int64_t kMaxServers = 1 << 20;  // parallelism, all paths
+
 struct PathSpec {
   std::string name;
   // Service model, in the order an I/O meets it:
@@ -73,14 +81,18 @@ struct Scenario {
   policy::HstParams hst;
 };
 
-// Parses scenario text; `file` names it in error messages.
+// Parses scenario text; `file` names it in error messages. Besides each
+// value's syntax and range it rejects what the simulator cannot run: a path
+// whose I/Os take no time at all (simulated time would stop), rto_max below
+// rto_min, and anything beyond the limits above.
 absl::StatusOr<Scenario> ParseScenario(absl::string_view text,
                                        absl::string_view file);
+// Reads and parses the file at `path` ("PATH: is a directory" for one).
 absl::StatusOr<Scenario> LoadScenario(const std::string& path);
 
 // Value parsers, exposed for tests. Durations: 250ns, 100us, 30ms, 1.5s, 2m.
-// Sizes: 4096, 4k, 4KiB, 1M. Bandwidth: 117MiB/s, 1Gbit/s, 125MB/s.
-// Fractions: 5% or 0.05.
+// Sizes: 4096, 4k, 4KiB, 1M (at least one byte once rounded). Bandwidth:
+// 117MiB/s, 1Gbit/s, 125MB/s. Fractions: 5% or 0.05.
 absl::StatusOr<int64_t> ParseDuration(absl::string_view s);
 absl::StatusOr<uint64_t> ParseSize(absl::string_view s);
 absl::StatusOr<double> ParseBandwidth(absl::string_view s);

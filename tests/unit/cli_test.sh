@@ -66,6 +66,9 @@ expect_usage "lab: --policies: unknown policy 'fastest'" lab --scenario=x --poli
 expect_usage 'lab: unknown flag --interval' lab --scenario=x --interval=1s
 expect_usage 'unexpected argument "topology"' serve topology
 expect_usage 'invalid value "maybe" for --bpf_stats' --bpf_stats=maybe
+expect_usage '^pathwise: invalid value "abc" for --listen_address: ' --listen_address=abc
+expect_usage '^pathwise: invalid value ":99999" for --listen_address: ' serve --listen_address=:99999
+expect_usage 'for --listen_address: bad IPv4 address "999.1.1.1"' --listen_address=999.1.1.1:9877
 
 # --version / --help
 out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revision\ .+\)$ ]] \
@@ -118,6 +121,44 @@ for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys"; do
     && ok "$name: topology text shows 2 paths" || { fail "$name: topology text"; cat "$tmp/topo.txt" >&2; }
 done
 
+# Bytes that are not UTF-8 in sysfs strings (a serial and model copied from
+# Identify data, an address) and in an error quoting one (an unknown
+# controller state): the exposition stays promtool-clean and the JSON
+# documents valid, with U+FFFD for each bad sequence.
+if [[ -d $FIX/tcp2-6.12/sys ]]; then
+  raw="$tmp/rawbytes"
+  cp -a "$FIX/tcp2-6.12" "$raw"
+  printf 'SN\xff\xfe42\n' >"$raw/sys/devices/virtual/nvme-subsystem/nvme-subsys0/serial"
+  printf 'Model \xc3\n' >"$raw/sys/devices/virtual/nvme-subsystem/nvme-subsys0/model"
+  printf 'live\xff\n' >"$raw/sys/devices/virtual/nvme-fabrics/ctl/nvme0/state"
+  utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
+  R=$'\xef\xbf\xbd'  # U+FFFD
+  if "$PW" snapshot --duration=0s --bpf=off --sysfs_root="$raw/sys" >"$tmp/raw.prom" 2>"$tmp/raw.err"; then
+    promtool check metrics <"$tmp/raw.prom" >"$tmp/promtool.out" 2>&1 && utf8 "$tmp/raw.prom" \
+      && grep -qF "serial=\"SN$R$R""42\"" "$tmp/raw.prom" \
+      && grep -qx 'pathwise_invalid_utf8_label_values 2' "$tmp/raw.prom" \
+      && grep -q '^pathwise_collector_success{collector="nvme_topology"} 0$' "$tmp/raw.prom" \
+      && ok "raw bytes in sysfs: promtool-clean exposition, 2 label values repaired" \
+      || { fail "raw bytes in sysfs: exposition"; cat "$tmp/promtool.out" >&2; grep -a -e serial -e invalid_utf8 -e collector_success "$tmp/raw.prom" >&2; }
+  else
+    fail "snapshot on raw bytes failed: $(cat "$tmp/raw.err")"
+  fi
+  for cmd in "snapshot --duration=0s --bpf=off" "topology"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$PW" $cmd --format=json --sysfs_root="$raw/sys" >"$tmp/raw.json" 2>"$tmp/raw.err" || rc=$?
+    if [[ $rc == 0 ]] && utf8 "$tmp/raw.json" \
+       && jq -e '.subsystems[0].serial == "SN\ufffd\ufffd42"' "$tmp/raw.json" >/dev/null; then
+      ok "raw bytes in sysfs: $cmd --format=json valid"
+    else
+      fail "raw bytes in sysfs: $cmd --format=json -> rc=$rc: $(cat "$tmp/raw.err")"
+    fi
+  done
+  jq -e '.collectors[0].error | test("unknown controller state \"live\ufffd\"")' \
+    < <("$PW" snapshot --duration=0s --bpf=off --format=json --sysfs_root="$raw/sys" 2>/dev/null) >/dev/null \
+    && ok "raw bytes in a collector error: valid JSON" || fail "raw bytes in a collector error"
+fi
+
 # The golden files are valid expositions too.
 for g in "$GOLDEN"/*.prom; do
   if promtool check metrics <"$g" >"$tmp/promtool.out" 2>&1; then
@@ -157,6 +198,16 @@ else
     && ok "GET /api/v1/topology" || fail "GET /api/v1/topology"
   [[ $(code /) == 200 ]] && grep -q 'href="/metrics"' "$tmp/body" && ok "GET /" || fail "GET /"
   [[ $(code /nope) == 404 ]] && ok "GET /nope 404" || fail "GET /nope"
+
+  # SIGHUP (a reload request, or a closed terminal) is logged and ignored.
+  kill -HUP "$pid"
+  for _ in $(seq 1 20); do grep -q 'SIGHUP' "$tmp/serve.err" && break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null && [[ $(code /healthz) == 200 ]] &&
+     grep -q 'received SIGHUP: ignored' "$tmp/serve.err"; then
+    ok "SIGHUP -> logged, still serving"
+  else
+    fail "SIGHUP: $(tail -2 "$tmp/serve.err")"
+  fi
 
   rc=0
   "$PW" serve --listen_address="127.0.0.1:$port" --sysfs_root="$tmp/empty" >"$tmp/out2" 2>"$tmp/err2" || rc=$?

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "agent/cli.h"
 #include "lab/sim.h"
@@ -180,6 +181,36 @@ TEST(CliParseTest, ValidatorsRejectBadValuesInOneLine) {
   for (const Case& c : cases) {
     EXPECT_EQ(Error(c.args), c.message) << c.args.back();
   }
+}
+
+TEST(CliParseTest, ListenAddressSyntaxIsCheckedAtParseTime) {
+  // A bad address is a usage error (exit 2) like any other bad flag, not a
+  // failure to start the server (exit 1).
+  for (const char* good : {":9877", "127.0.0.1:0", "0.0.0.0:65535",
+                           "localhost:9877", "node-1.example.org:9877"}) {
+    EXPECT_EQ(Parse({absl::StrCat("--listen_address=", good)}).listen_address,
+              good);
+  }
+  for (const std::string bad :
+       {"abc", "9877", ":99999", ":-1", ":port", "127.0.0.1:", "::1:9877",
+        "999.1.1.1:9877", "1.2.3:9877", "a b:9877", "-host:9877", "[zz]:9877",
+        "[:9877", "[1.2.3.4:9877"}) {
+    const std::string message = Error({"serve", "--listen_address", bad});
+    const std::string prefix =
+        absl::StrCat("invalid value \"", bad, "\" for --listen_address: ");
+    EXPECT_EQ(message.substr(0, prefix.size()), prefix) << message;
+    EXPECT_GT(message.size(), prefix.size()) << message;  // says what is wrong
+    // The reason is not the value named twice.
+    EXPECT_EQ(message.find("invalid --listen_address"), std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(Error({"--listen_address=:99999"}),
+            "invalid value \":99999\" for --listen_address: bad port "
+            "\"99999\"");
+  // civetweb's own reading would listen on 231.1.1.1.
+  EXPECT_EQ(Error({"--listen_address=999.1.1.1:9877"}),
+            "invalid value \"999.1.1.1:9877\" for --listen_address: bad IPv4 "
+            "address \"999.1.1.1\" (want four numbers 0..255)");
 }
 
 TEST(CliParseTest, FlagOfAnotherCommandDoesNotApply) {

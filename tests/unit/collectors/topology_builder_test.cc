@@ -1,7 +1,9 @@
 // BuildTopology() on hand-made raw scans: no /sys, no root.
 #include "collectors/topology_builder.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -88,7 +90,8 @@ TEST(TopologyBuilder, SubsystemUnderSeveralHostsCountsOnce) {
   const BuiltTopology b = BuildTopology(raw);
   ASSERT_TRUE(b.status.ok()) << b.status;
   ASSERT_EQ(b.topology.subsystems.size(), 1u);
-  EXPECT_EQ(b.topology.subsystems[0].iopolicy, model::Iopolicy::kNuma);  // the first
+  EXPECT_EQ(b.topology.subsystems[0].iopolicy,
+            model::Iopolicy::kNuma);  // the first
 }
 
 TEST(TopologyBuilder, ScanErrorsComeFirst) {
@@ -227,6 +230,110 @@ TEST(TopologyBuilder, SubsystemWithoutControllersIsKept) {
   ASSERT_TRUE(b.status.ok()) << b.status;
   ASSERT_EQ(b.topology.subsystems.size(), 2u);
   EXPECT_EQ(b.topology.subsystems[1].name, "nvme-subsys3");
+}
+
+TEST(TopologyBuilder, OutOfRangeNumbersAreErrorsNotTruncated) {
+  // Each alone: the value is left out, with an error naming the file, the
+  // value and the range.
+  struct Case {
+    std::function<void(RawTopology&)> set;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {[](RawTopology& r) {
+         r.heads["nvme0n1"].nsid = std::string("4294967296");
+       },
+       "block/nvme0n1/nsid: out of range: 4294967296 (want 1..4294967294)"},
+      {[](RawTopology& r) { r.heads["nvme0n1"].nsid = std::string("0"); },
+       "block/nvme0n1/nsid: out of range: 0 (want 1..4294967294)"},
+      {[](RawTopology& r) { r.controllers[1].queue_count = "1099511627776"; },
+       "class/nvme/nvme0/queue_count: out of range: 1099511627776 (want "
+       "0..65536)"},
+      {[](RawTopology& r) { r.controllers[1].queue_count = "-3"; },
+       "class/nvme/nvme0/queue_count: out of range: -3 (want 0..65536)"},
+      {[](RawTopology& r) { r.controllers[1].numa_node = "4294967296"; },
+       "class/nvme/nvme0/numa_node: out of range: 4294967296 (want "
+       "-1..1023)"},
+      {[](RawTopology& r) { r.controllers[1].numa_node = "-2"; },
+       "class/nvme/nvme0/numa_node: out of range: -2 (want -1..1023)"},
+      {[](RawTopology& r) { r.controllers[1].cntlid = std::string("65536"); },
+       "class/nvme/nvme0/cntlid: out of range: 65536 (want 0..65535)"},
+  };
+  for (const Case& c : cases) {
+    RawTopology raw = TwoPaths();
+    c.set(raw);
+    const BuiltTopology b = BuildTopology(raw);
+    EXPECT_EQ(b.status.code(), absl::StatusCode::kOutOfRange) << c.error;
+    EXPECT_EQ(b.status.message(), c.error);
+    const model::Topology& t = b.topology;
+    ASSERT_EQ(t.heads.size(), 1u);
+    ASSERT_EQ(t.controllers.size(), 2u);
+    ASSERT_EQ(t.paths.size(), 2u);  // the rest is still there
+  }
+
+  // All at once: none of them is truncated into a plausible value (2^32
+  // into nsid 0 or node 0, 2^40 into 2^32 - 1 queues).
+  RawTopology raw = TwoPaths();
+  raw.heads["nvme0n1"].nsid = std::string("4294967296");
+  raw.controllers[1].queue_count = "1099511627776";
+  raw.controllers[1].numa_node = "4294967296";
+  raw.controllers[1].cntlid = std::string("65536");
+  const BuiltTopology b = BuildTopology(raw);
+  EXPECT_THAT(b.status.message(), HasSubstr("(and 3 more)"));
+  const model::Topology& t = b.topology;
+  EXPECT_EQ(t.heads[0].nsid, 0u);  // 0: unknown
+  const model::Controller* c = t.FindController("nvme0");
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->io_queues.has_value());
+  EXPECT_EQ(c->numa_node, -1);
+  EXPECT_EQ(c->cntlid, "");
+  EXPECT_EQ(t.FindPath("nvme0c0n1")->numa_node, -1);
+}
+
+TEST(TopologyBuilder, RangeBoundsThemselvesAreAccepted) {
+  RawTopology raw = TwoPaths();
+  raw.heads["nvme0n1"].nsid = std::string("4294967294");
+  raw.controllers[0].queue_count = "65536";
+  raw.controllers[0].numa_node = "1023";
+  raw.controllers[0].cntlid = std::string("65535");
+  raw.controllers[1].queue_count = "0";
+  raw.controllers[1].numa_node = "-1";
+  raw.controllers[1].cntlid = std::string("0");
+  const BuiltTopology b = BuildTopology(raw);
+  ASSERT_TRUE(b.status.ok()) << b.status;
+  const model::Topology& t = b.topology;
+  EXPECT_EQ(t.heads[0].nsid, 4294967294u);
+  EXPECT_EQ(t.FindController("nvme1")->io_queues, 65535u);
+  EXPECT_EQ(t.FindController("nvme1")->numa_node, 1023);
+  EXPECT_EQ(t.FindController("nvme1")->cntlid, "65535");
+  EXPECT_EQ(t.FindController("nvme0")->io_queues, 0u);
+  EXPECT_EQ(t.FindController("nvme0")->numa_node, -1);
+  EXPECT_EQ(t.FindController("nvme0")->cntlid, "0");
+}
+
+TEST(TopologyBuilder, UnknownControllerStateIsAnErrorLikeAnUnknownAnaState) {
+  // One rule for a state the agent does not know: an error of the
+  // collector, the state kept verbatim beside kUnknown, the rest built.
+  RawTopology raw = TwoPaths();
+  raw.controllers[0].state = "frozen";  // nvme1
+  BuiltTopology b = BuildTopology(raw);
+  EXPECT_EQ(b.status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.status.message(),
+            "class/nvme/nvme1/state: unknown controller state \"frozen\"");
+  const model::Controller* c = b.topology.FindController("nvme1");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->state, model::ControllerState::kUnknown);
+  EXPECT_EQ(c->unknown_state, "frozen");
+  EXPECT_EQ(b.topology.paths.size(), 2u);
+
+  raw = TwoPaths();
+  raw.paths[0].ana_state = "frozen";  // nvme0c1n1, on nvme1
+  b = BuildTopology(raw);
+  EXPECT_EQ(b.status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.status.message(),
+            "class/nvme/nvme1/nvme0c1n1/ana_state: unknown ANA state "
+            "\"frozen\"");
+  EXPECT_EQ(b.topology.paths.size(), 2u);
 }
 
 TEST(TopologyBuilder, EmptyScanIsAnEmptyTopology) {

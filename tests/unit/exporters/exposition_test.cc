@@ -135,6 +135,33 @@ TEST(Exposition, ControllerStateSetNormalisesDeletingNoIo) {
   EXPECT_EQ(ones, 1);
 }
 
+TEST(Exposition, UnknownStatesGiveAllZeroStateSets) {
+  // The collector reports an unknown state as an error; the exposition
+  // keeps the object's StateSet with every member 0, for ANA and
+  // controller states alike.
+  model::Snapshot s = model::MakeSyntheticSnapshot({});
+  model::Path& p = s.topology.paths[0];
+  p.ana_state = model::AnaState::kUnknown;
+  p.unknown_ana_state = "frozen";
+  model::Controller& c = s.topology.controllers[0];
+  c.state = model::ControllerState::kUnknown;
+  c.unknown_state = "frozen";
+  auto fams = BuildFamilies(&s, kBuild);
+  size_t ana = 0, ctrl = 0;
+  for (const auto& m : Get(fams, "pathwise_path_ana_state").metric) {
+    if (Label(m, "path") != p.name) continue;
+    ++ana;
+    EXPECT_EQ(m.gauge.value, 0) << Label(m, "state");
+  }
+  for (const auto& m : Get(fams, "pathwise_controller_state").metric) {
+    if (Label(m, "controller") != c.name) continue;
+    ++ctrl;
+    EXPECT_EQ(m.gauge.value, 0) << Label(m, "state");
+  }
+  EXPECT_EQ(ana, model::kAllAnaStates.size());
+  EXPECT_EQ(ctrl, model::kControllerStateSet.size());
+}
+
 TEST(Exposition, VanishedPathsAndControllersLeaveNoSeries) {
   model::Snapshot s = model::MakeSyntheticSnapshot({});
   const std::string gone_path = s.topology.paths[1].name;

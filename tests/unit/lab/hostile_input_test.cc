@@ -1,0 +1,159 @@
+// Scenario files the simulator cannot run are parse errors that say why
+// (time that cannot advance, sizes beyond the stated limits, rto_max below
+// rto_min, a block size of 0); names that are awkward for the outputs
+// (commas and quotes in CSV, bytes that are not UTF-8 in JSON) come out
+// well formed; a directory as --scenario is named as such.
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lab/lab_cli.h"
+#include "lab/report.h"
+#include "lab/scenario.h"
+#include "lab/sim.h"
+#include "nlohmann/json.hpp"
+
+namespace pathwise::lab {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string Error(const std::string& text) {
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "x.scn");
+  if (sc.ok()) return "(parsed)";
+  return std::string(sc.status().message());
+}
+
+TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
+  EXPECT_EQ(Error("[scenario]\nduration = 1s\n[path a]\nlatency = 100us\n"
+                  "[path b]\nlatency = 0ns\n"),
+            "x.scn:5: path 'b' takes no time: latency, service and spread "
+            "are 0 and bandwidth is unlimited, so simulated time would stop "
+            "(give it a latency)");
+  // Any one of them makes time advance.
+  for (const char* key : {"latency = 1ns", "service = 1us", "spread = 10us",
+                          "bandwidth = 1GB/s"}) {
+    const std::string text = absl::StrCat(
+        "[scenario]\nduration = 100us\n[path a]\nlatency = 0s\n", key, "\n");
+    absl::StatusOr<Scenario> sc = ParseScenario(text, "x.scn");
+    ASSERT_TRUE(sc.ok()) << key << ": " << sc.status();
+    // And the run ends: simulated time reaches the duration.
+    const PolicyResult r = Simulate(*sc, policy::Policy::kRoundRobin, 1);
+    EXPECT_GT(r.ops[0].ios, 0u) << key;
+  }
+}
+
+TEST(HostileScenarioTest, SizesBeyondTheLimitsAreParseErrors) {
+  EXPECT_EQ(Error("[workload]\nnumjobs = 4096\niodepth = 65536\n[path a]\n"),
+            "x.scn:3: numjobs x iodepth = 268435456: at most 262144 "
+            "outstanding I/Os");
+  // The limit itself is allowed.
+  EXPECT_EQ(Error("[workload]\niodepth = 1024\nnumjobs = 256\n[path a]\n"),
+            "(parsed)");
+  EXPECT_THAT(Error("[workload]\niodepth = 1024\nnumjobs = 257\n[path a]\n"),
+              StartsWith("x.scn:3: numjobs x iodepth = 263168: at most"));
+  EXPECT_EQ(Error("[path a]\nparallelism = 1048576\n[path b]\n"
+                  "parallelism = 1\n"),
+            "x.scn:3: parallelism summed over the paths is 1048577: at most "
+            "1048576");
+  std::string many;
+  for (int i = 0; i <= kMaxPaths; ++i)
+    absl::StrAppend(&many, "[path p", i, "]\n");
+  EXPECT_EQ(Error(many),
+            absl::StrCat("x.scn:", kMaxPaths + 1, ": more than 256 paths"));
+}
+
+TEST(HostileScenarioTest, LimitsAreReachableAndRun) {
+  // At the limits the parse succeeds and a short run fits in memory (the
+  // latency policy keeps the most state: per CPU, op group and path).
+  std::string text =
+      "[scenario]\nduration = 1ms\n[workload]\nnumjobs = 256\n"
+      "iodepth = 1024\ncpus = 4096\n[path big]\nparallelism = 1048320\n"
+      "latency = 1ms\n";
+  for (int i = 1; i < kMaxPaths; ++i) {
+    absl::StrAppend(&text, "[path p", i, "]\nparallelism = 1\n");
+  }
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "x.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  const PolicyResult r = Simulate(*sc, policy::Policy::kLatency, 1);
+  EXPECT_EQ(r.path_ios.size(), static_cast<size_t>(kMaxPaths));
+  EXPECT_GT(r.events, 0u);
+}
+
+TEST(HostileScenarioTest, BlockSizeThatRoundsToZeroIsRejected) {
+  EXPECT_EQ(Error("[workload]\nbs = 0.4\n[path a]\n"),
+            "x.scn:2: bs: bad size (rounds to 0 bytes) '0.4'");
+  EXPECT_FALSE(ParseSize("0.49").ok());
+  EXPECT_EQ(*ParseSize("0.5"), 1u);
+  EXPECT_THAT(Error("[workload]\nbs = 99999999999999999999999M\n[path a]\n"),
+              HasSubstr("bad size (too large)"));
+}
+
+TEST(HostileScenarioTest, RtoMaxBelowRtoMinIsRejected) {
+  EXPECT_EQ(Error("[tcp]\nrto_min = 1s\nrto_max = 500ms\n[path a]\n"),
+            "x.scn:3: rto_max (0.5s) is below rto_min (1s)");
+  // Against the default rto_min (200 ms).
+  EXPECT_EQ(Error("[path a]\n[tcp]\nrto_max = 100ms\n"),
+            "x.scn:3: rto_max (0.1s) is below rto_min (0.2s)");
+  EXPECT_EQ(Error("[tcp]\nrto_min = 1s\nrto_max = 1s\n[path a]\n"), "(parsed)");
+}
+
+// A one-path scenario named `name`, run under numa.
+std::vector<PolicyResult> RunNamed(Scenario& sc, const std::string& name) {
+  sc.name = name;
+  return RunPolicies(sc, {policy::Policy::kNuma}, 1, 1);
+}
+
+Scenario Tiny(const std::string& path_name) {
+  absl::StatusOr<Scenario> sc = ParseScenario(
+      absl::StrCat("[scenario]\nduration = 10ms\n[path ", path_name, "]\n"),
+      "x.scn");
+  EXPECT_TRUE(sc.ok()) << sc.status();
+  return *sc;
+}
+
+TEST(HostileScenarioTest, CsvQuotesNamesPerRfc4180) {
+  Scenario sc = Tiny("a,\"b\"");
+  const std::string csv = FormatCsv(sc, 1, RunNamed(sc, "one, \"two\""));
+  std::istringstream lines(csv);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header,
+            "scenario,seed,policy,op,mib_s,iops,p50_ms,p99_ms,p999_ms,"
+            "failovers,\"share_a,\"\"b\"\"\"");
+  EXPECT_THAT(row, StartsWith("\"one, \"\"two\"\"\",1,numa,read,"));
+  // Plain names stay unquoted.
+  Scenario plain = Tiny("p0");
+  EXPECT_THAT(FormatCsv(plain, 1, RunNamed(plain, "small")),
+              HasSubstr("\nsmall,1,numa,read,"));
+}
+
+TEST(HostileScenarioTest, JsonOfNamesThatAreNotUtf8IsValid) {
+  Scenario sc = Tiny("p\xFF");
+  sc.description = "raw \xC3";
+  std::string text;
+  ASSERT_NO_THROW(text = FormatJson(sc, 1, RunNamed(sc, "name \xFF\xFE")));
+  const nlohmann::json j =
+      nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << text;
+  EXPECT_EQ(j["scenario"], "name \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_TRUE(j["results"][0]["paths"].contains("p\xEF\xBF\xBD"));
+}
+
+TEST(HostileScenarioTest, DirectoryAsScenarioSaysSo) {
+  const std::string dir = ::testing::TempDir();
+  std::ostringstream out, err;
+  EXPECT_EQ(RunLabCommandLine({"--scenario", dir}, out, err), 1);
+  EXPECT_EQ(err.str(),
+            absl::StrCat("pathwise: lab: ", dir, ": is a directory\n"));
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace pathwise::lab
