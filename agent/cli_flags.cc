@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -90,6 +91,19 @@ std::string ParseBpfMode(absl::string_view text, BpfMode* mode) {
 std::string NonEmpty(absl::string_view text, std::string* v) {
   *v = std::string(text);
   return text.empty() ? "must not be empty" : "";
+}
+
+// The HTTP server's civetweb (Debian's 1.15) is built without IPv6, so an
+// IPv6 listen address could never be bound: refuse it here, with the reason.
+std::string NotIpv6(absl::string_view text) {
+  const size_t colon = text.rfind(':');
+  const absl::string_view host =
+      colon == absl::string_view::npos ? text : text.substr(0, colon);
+  if (absl::StrContains(host, '[') || absl::StrContains(host, ':')) {
+    return "IPv6 is not supported (the HTTP server is built without it); use "
+           "an IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all";
+  }
+  return "";
 }
 
 void AddInterval(CLI::App& app, Options* o) {
@@ -231,10 +245,15 @@ void AddCollection(CLI::App& app, Options* o) {
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
-  AddValue<std::string>(app, "listen_address", &o->listen_address, NonEmpty,
-                        "[HOST]:PORT", o->listen_address,
-                        "Address to serve HTTP on, [host]:port (e.g. :9877, "
-                        "127.0.0.1:9877, [::1]:9877).");
+  AddValue<std::string>(
+      app, "listen_address", &o->listen_address,
+      [](absl::string_view t, std::string* v) {
+        std::string e = NotIpv6(t);
+        return e.empty() ? NonEmpty(t, v) : e;
+      },
+      "[HOST]:PORT", o->listen_address,
+      "Address to serve HTTP on, [host]:port (e.g. :9877, 127.0.0.1:9877); "
+      "IPv4 only.");
   AddCollection(app, o);
   AddLogLevel(app, o);
 }

@@ -40,8 +40,8 @@ model::Snapshot RichSnapshot() {
   read.time_ns = 500000000;
   read.errors = 2;
   model::LatencyHistogram h;
-  h.Observe(100'000, 3);      // 100 us
-  h.Observe(10'000'000);      // 10 ms
+  h.Observe(100'000, 3);       // 100 us
+  h.Observe(10'000'000);       // 10 ms
   h.Observe(400'000'000'000);  // 400 s: above every finite bound
   read.latency = h;
   model::PathNvmeStats& nvme = s.path_nvme[path];
@@ -122,6 +122,24 @@ TEST_F(HttpRoutesTest, BeforeTheFirstCollection) {
   EXPECT_EQ(Body(health), "not ready: no collection yet\n");
 }
 
+// /metrics is rendered once per snapshot: the same snapshot gives the same
+// text as a fresh render, and a newly published one is what the next scrape
+// shows (even when equal in content to one rendered before).
+TEST_F(HttpRoutesTest, MetricsFollowEachPublishedSnapshot) {
+  const model::Snapshot two = model::MakeSyntheticSnapshot({});
+  const model::Snapshot one =
+      model::MakeSyntheticSnapshot({.controllers_per_subsystem = 1});
+  const BuildInfo build{"1.2.3", "abc"};
+  for (const model::Snapshot* s : {&two, &one, &two, &two}) {
+    store_.Publish(std::make_shared<model::Snapshot>(*s));
+    const std::string want = SerializeText(BuildFamilies(s, build));
+    EXPECT_EQ(Body(Request(port_, "GET", "/metrics")), want);
+    EXPECT_EQ(Body(Request(port_, "GET", "/metrics")), want);
+  }
+  EXPECT_NE(SerializeText(BuildFamilies(&one, build)),
+            SerializeText(BuildFamilies(&two, build)));
+}
+
 TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
   const std::string r = Request(port_, "GET", "/");
   EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
@@ -167,16 +185,15 @@ TEST_F(HttpRoutesTest, SnapshotIsTheCliDocumentWithHistograms) {
     EXPECT_FALSE(stats.contains("latency_seconds")) << op;
   }
   EXPECT_EQ(j["io"]["devices"]["loop0"]["ops"]["write"]["completed"], 7);
-  EXPECT_EQ(j["nvme"][path],
-            json({{"errors_by_class",
-                   {{"generic", 0},
-                    {"command_specific", 0},
-                    {"media", 0},
-                    {"path", 4},
-                    {"vendor", 0},
-                    {"reserved", 0}}},
-                  {"retries", 2},
-                  {"failovers", 3}}));
+  EXPECT_EQ(j["nvme"][path], json({{"errors_by_class",
+                                    {{"generic", 0},
+                                     {"command_specific", 0},
+                                     {"media", 0},
+                                     {"path", 4},
+                                     {"vendor", 0},
+                                     {"reserved", 0}}},
+                                   {"retries", 2},
+                                   {"failovers", 3}}));
   EXPECT_EQ(j["sampler"]["dropped"]["no_start_time"], 5);
   EXPECT_EQ(j["sampler"]["programs"][0]["name"], "pw_done_btf");
   EXPECT_EQ(j["sampler"]["programs"][0]["run_count"], 10);
