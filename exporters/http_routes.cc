@@ -24,22 +24,26 @@ HttpResponse Json(const nlohmann::json& j) {
 
 // /metrics is a pure function of the published snapshot, so it is rendered
 // once per snapshot and every scrape of that snapshot gets the same text:
-// concurrent scrapers cost a copy each, not a render each (~14 ms of CPU for
-// 256 paths), and a scrape storm cannot multiply the rendering's memory.
+// concurrent scrapers share one text (~14 ms of CPU and 0.7 MB for 256
+// paths) instead of rendering and holding one each.
 // Scrapers that arrive while a render is under way wait for it.
 class MetricsCache {
  public:
   MetricsCache(const model::SnapshotStore& store, BuildInfo build)
       : store_(store), build_(std::move(build)) {}
 
-  std::string Text() {
+  std::shared_ptr<const std::string> Text() {
     std::shared_ptr<const model::Snapshot> snap = store_.Load();
-    if (snap == nullptr) return SerializeText(BuildFamilies(nullptr, build_));
+    if (snap == nullptr) {
+      return std::make_shared<const std::string>(
+          SerializeText(BuildFamilies(nullptr, build_)));
+    }
     std::lock_guard<std::mutex> lock(mu_);
     // A weak pointer: the cache must not keep an old snapshot alive, and a
     // freed one never compares equal to the one just loaded.
     if (rendered_for_.lock() != snap) {
-      text_ = SerializeText(BuildFamilies(snap.get(), build_));
+      text_ = std::make_shared<const std::string>(
+          SerializeText(BuildFamilies(snap.get(), build_)));
       rendered_for_ = snap;
     }
     return text_;
@@ -50,7 +54,7 @@ class MetricsCache {
   const BuildInfo build_;
   std::mutex mu_;
   std::weak_ptr<const model::Snapshot> rendered_for_;
-  std::string text_;
+  std::shared_ptr<const std::string> text_;
 };
 
 }  // namespace
@@ -86,7 +90,7 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
   auto metrics = std::make_shared<MetricsCache>(store, build);
   HttpRoutes routes;
   routes["/metrics"] = [metrics] {
-    return HttpResponse{200, kTextContentType, metrics->Text()};
+    return HttpResponse{200, kTextContentType, "", metrics->Text()};
   };
   routes["/healthz"] = [health = std::move(health)] {
     return HealthzResponse(health());

@@ -53,10 +53,10 @@ void Send(mg_connection* conn, const HttpResponse& r, bool head_only) {
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
             "Cache-Control: no-store\r\n%sConnection: close\r\n\r\n",
-            r.status, Reason(r.status), r.content_type.c_str(), r.body.size(),
+            r.status, Reason(r.status), r.content_type.c_str(), r.Body().size(),
             allow);
-  if (!head_only && !r.body.empty()) {
-    mg_write(conn, r.body.data(), r.body.size());
+  if (!head_only && !r.Body().empty()) {
+    mg_write(conn, r.Body().data(), r.Body().size());
   }
 }
 

@@ -32,6 +32,11 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // When set, sent instead of `body`: a large answer shared by concurrent
+  // requests (/metrics) is then held once, not once per request.
+  std::shared_ptr<const std::string> shared_body;
+
+  const std::string& Body() const { return shared_body ? *shared_body : body; }
 };
 
 // Exact request path → handler. Handlers run on civetweb's worker threads
