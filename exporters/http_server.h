@@ -74,7 +74,7 @@ struct HttpServerOptions {
   // Connections accepted by the kernel but not yet by civetweb; big enough
   // that a burst of idle sockets does not make the kernel drop real SYNs.
   int listen_backlog = 1024;
-  // Request line plus headers; a longer request gets 413.
+  // Request line plus headers; civetweb answers a longer request 400.
   int max_request_size = 16384;
 };
 
