@@ -100,6 +100,19 @@ std::string NonEmpty(absl::string_view text, std::string* v) {
   return text.empty() ? "must not be empty" : "";
 }
 
+// The HTTP server's civetweb (Debian's 1.15) is built without IPv6, so an
+// IPv6 listen address could never be bound: refuse it here, with the reason.
+std::string NotIpv6(absl::string_view text) {
+  const size_t colon = text.rfind(':');
+  const absl::string_view host =
+      colon == absl::string_view::npos ? text : text.substr(0, colon);
+  if (absl::StrContains(host, '[') || absl::StrContains(host, ':')) {
+    return "IPv6 is not supported (the HTTP server is built without it); use "
+           "an IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all";
+  }
+  return "";
+}
+
 void AddInterval(CLI::App& app, Options* o) {
   AddValue<absl::Duration>(
       app, "interval", &o->interval,
@@ -259,13 +272,6 @@ bool IsHostName(absl::string_view host) {
 // 231.1.1.1 and "1.2.3" on 1.2.0.3; "" for a good one.
 std::string HostProblem(absl::string_view host) {
   if (host.empty()) return "";
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    const std::string inner(host.substr(1, host.size() - 2));
-    in6_addr a6;
-    return inet_pton(AF_INET6, inner.c_str(), &a6) == 1
-               ? ""
-               : absl::StrCat("bad IPv6 address \"", inner, "\"");
-  }
   if (host.find_first_not_of("0123456789.") == absl::string_view::npos) {
     in_addr a4;
     return inet_pton(AF_INET, std::string(host).c_str(), &a4) == 1
@@ -283,6 +289,7 @@ std::string HostProblem(absl::string_view host) {
 std::string ParseListenAddress(absl::string_view text, std::string* v) {
   *v = std::string(text);
   if (text.empty()) return "must not be empty";
+  if (std::string e = NotIpv6(text); !e.empty()) return e;
   absl::StatusOr<std::string> ports = exporters::ToCivetListeningPorts(*v);
   if (!ports.ok()) {
     // The server's message names the flag and the value, which the usage
@@ -299,10 +306,11 @@ std::string ParseListenAddress(absl::string_view text, std::string* v) {
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
-  AddValue<std::string>(app, "listen_address", &o->listen_address,
-                        ParseListenAddress, "[HOST]:PORT", o->listen_address,
-                        "Address to serve HTTP on, [host]:port (e.g. :9877, "
-                        "127.0.0.1:9877, [::1]:9877).");
+  AddValue<std::string>(
+      app, "listen_address", &o->listen_address, ParseListenAddress,
+      "[HOST]:PORT", o->listen_address,
+      "Address to serve HTTP on, [host]:port (e.g. :9877, 127.0.0.1:9877); "
+      "IPv4 only.");
   AddCollection(app, o);
   AddLogLevel(app, o);
 }

@@ -1,13 +1,21 @@
 #include "exporters/http_server.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -23,10 +31,14 @@ const char* Reason(int status) {
   switch (status) {
     case 200:
       return "OK";
+    case 400:
+      return "Bad Request";
     case 404:
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 500:
+      return "Internal Server Error";
     case 503:
       return "Service Unavailable";
     default:
@@ -34,13 +46,17 @@ const char* Reason(int status) {
   }
 }
 
+// Every answer closes the connection (keep-alive is off, see
+// HttpServerOptions), and says so.
 void Send(mg_connection* conn, const HttpResponse& r, bool head_only) {
+  const char* allow = r.status == 405 ? "Allow: GET, HEAD\r\n" : "";
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\n\r\n",
-            r.status, Reason(r.status), r.content_type.c_str(), r.body.size());
-  if (!head_only && !r.body.empty()) {
-    mg_write(conn, r.body.data(), r.body.size());
+            "Cache-Control: no-store\r\n%sConnection: close\r\n\r\n",
+            r.status, Reason(r.status), r.content_type.c_str(), r.Body().size(),
+            allow);
+  if (!head_only && !r.Body().empty()) {
+    mg_write(conn, r.Body().data(), r.Body().size());
   }
 }
 
@@ -105,31 +121,45 @@ absl::StatusOr<std::string> ToCivetListeningPorts(
                      "\": bad port \"", port, "\""));
   }
   if (host.empty()) return port;  // all IPv4 interfaces
-  if (host.front() == '[' && host.back() == ']') {
-    return absl::StrCat(host, ":", port);  // civetweb's IPv6 form
-  }
-  if (absl::StrContains(host, ':')) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --listen_address \"", listen_address,
-                     "\": put IPv6 addresses in brackets, e.g. [::1]:9877"));
+  if (host.front() == '[' || absl::StrContains(host, ':')) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid --listen_address \"", listen_address,
+        "\": IPv6 is not supported (the HTTP server is built without it); "
+        "use an IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all"));
   }
   return absl::StrCat(host, ":", port);
 }
 
+std::vector<std::pair<std::string, std::string>> CivetOptions(
+    const std::string& listening_ports, const HttpServerOptions& options) {
+  return {
+      {"listening_ports", listening_ports},
+      {"num_threads", absl::StrCat(options.num_threads)},
+      {"request_timeout_ms", absl::StrCat(options.request_timeout_ms)},
+      {"enable_keep_alive", "no"},
+      {"listen_backlog", absl::StrCat(options.listen_backlog)},
+      {"max_request_size", absl::StrCat(options.max_request_size)},
+      // Dispatch decodes the path itself, so that an encoded NUL is refused
+      // instead of cutting the path short ("/metrics%00" is not /metrics).
+      {"decode_url", "no"},
+      // Answers are written whole with mg_write; no need for Nagle's delay.
+      {"tcp_nodelay", "1"},
+  };
+}
+
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
-    const std::string& listen_address, HttpRoutes routes, int num_threads) {
+    const std::string& listen_address, HttpRoutes routes,
+    const HttpServerOptions& server_options) {
   absl::StatusOr<std::string> ports = ToCivetListeningPorts(listen_address);
   if (!ports.ok()) return ports.status();
-  const std::string threads = std::to_string(num_threads);
-  const char* options[] = {"listening_ports",
-                           ports->c_str(),
-                           "num_threads",
-                           threads.c_str(),
-                           "request_timeout_ms",
-                           "10000",
-                           "enable_keep_alive",
-                           "yes",
-                           nullptr};
+  const std::vector<std::pair<std::string, std::string>> pairs =
+      CivetOptions(*ports, server_options);
+  std::vector<const char*> options;
+  for (const auto& [name, value] : pairs) {
+    options.push_back(name.c_str());
+    options.push_back(value.c_str());
+  }
+  options.push_back(nullptr);
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
   callbacks.log_message = &LogMessage;
@@ -139,7 +169,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   std::memset(&init, 0, sizeof(init));
   init.callbacks = &callbacks;
   init.user_data = server.get();
-  init.configuration_options = options;
+  init.configuration_options = options.data();
   unsigned code = 0;
   char text[256] = {0};
   mg_error_data error;
@@ -161,13 +191,47 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", listen_address, ": ", why));
   }
+  server->host_ = listen_address.substr(0, listen_address.rfind(':'));
   mg_set_request_handler(server->ctx_, "/", &HttpServer::Dispatch,
                          server.get());
   return server;
 }
 
+namespace {
+
+// civetweb's accept loop polls its listening sockets in 2 s slices and only
+// looks at the stop flag between them, so mg_stop() alone takes up to 2 s.
+// A connection to each listening port while it stops wakes the poll at once.
+void PokeUntil(const std::string& host, const std::vector<int>& ports,
+               const std::atomic<bool>& done) {
+  while (!done.load()) {
+    for (int port : ports) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<uint16_t>(port));
+      if (host.empty() ||
+          inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      }
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      close(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
 HttpServer::~HttpServer() {
-  if (ctx_ != nullptr) mg_stop(ctx_);
+  if (ctx_ == nullptr) return;
+  const std::vector<int> ports = ListeningPorts();
+  std::atomic<bool> stopped{false};
+  std::thread poker([&] { PokeUntil(host_, ports, stopped); });
+  mg_stop(ctx_);
+  stopped = true;
+  poker.join();
 }
 
 std::vector<int> HttpServer::ListeningPorts() const {
@@ -188,8 +252,16 @@ int HttpServer::Dispatch(mg_connection* conn, void* self) {
          false);
     return 405;
   }
-  const char* uri = ri->local_uri ? ri->local_uri : "";
-  auto it = server->routes_.find(uri);
+  const std::string raw = ri->local_uri ? ri->local_uri : "";
+  std::string path(raw.size() + 1, '\0');
+  const int n = mg_url_decode(raw.data(), static_cast<int>(raw.size()),
+                              path.data(), static_cast<int>(path.size()), 0);
+  path.resize(n < 0 ? 0 : static_cast<size_t>(n));
+  if (n < 0 || path.find('\0') != std::string::npos) {
+    Send(conn, {400, "text/plain; charset=utf-8", "bad request\n"}, false);
+    return 400;
+  }
+  auto it = server->routes_.find(path);
   HttpResponse resp;
   if (it == server->routes_.end()) {
     resp = {404, "text/plain; charset=utf-8", "not found\n"};

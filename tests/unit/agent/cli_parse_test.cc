@@ -299,5 +299,21 @@ TEST(CliParseTest, LabTakesItsOwnFlags) {
   EXPECT_EQ(help.help.find("--listen_address"), std::string::npos);
 }
 
+// The HTTP server is built without IPv6: an IPv6 address is a usage error
+// at parse time, not a bind failure at start.
+TEST(CliParse, Ipv6ListenAddressIsRefused) {
+  const std::string why =
+      "IPv6 is not supported (the HTTP server is built without it); use an "
+      "IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all";
+  EXPECT_EQ(Error({"--listen_address=[::1]:9877"}),
+            "invalid value \"[::1]:9877\" for --listen_address: " + why);
+  EXPECT_EQ(Error({"serve", "--listen_address", "[::]:1"}),
+            "invalid value \"[::]:1\" for --listen_address: " + why);
+  EXPECT_EQ(Error({"--listen_address=::1:9877"}),
+            "invalid value \"::1:9877\" for --listen_address: " + why);
+  EXPECT_EQ(Parse({"--listen_address=127.0.0.1:9000"}).listen_address,
+            "127.0.0.1:9000");
+}
+
 }  // namespace
 }  // namespace pathwise::agent

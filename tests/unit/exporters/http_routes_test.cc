@@ -122,6 +122,24 @@ TEST_F(HttpRoutesTest, BeforeTheFirstCollection) {
   EXPECT_EQ(Body(health), "not ready: no collection yet\n");
 }
 
+// /metrics is rendered once per snapshot: the same snapshot gives the same
+// text as a fresh render, and a newly published one is what the next scrape
+// shows (even when equal in content to one rendered before).
+TEST_F(HttpRoutesTest, MetricsFollowEachPublishedSnapshot) {
+  const model::Snapshot two = model::MakeSyntheticSnapshot({});
+  const model::Snapshot one =
+      model::MakeSyntheticSnapshot({.controllers_per_subsystem = 1});
+  const BuildInfo build{"1.2.3", "abc"};
+  for (const model::Snapshot* s : {&two, &one, &two, &two}) {
+    store_.Publish(std::make_shared<model::Snapshot>(*s));
+    const std::string want = SerializeText(BuildFamilies(s, build));
+    EXPECT_EQ(Body(Request(port_, "GET", "/metrics")), want);
+    EXPECT_EQ(Body(Request(port_, "GET", "/metrics")), want);
+  }
+  EXPECT_NE(SerializeText(BuildFamilies(&one, build)),
+            SerializeText(BuildFamilies(&two, build)));
+}
+
 TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
   const std::string r = Request(port_, "GET", "/");
   EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));

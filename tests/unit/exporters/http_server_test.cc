@@ -70,7 +70,9 @@ TEST_F(HttpServerTest, StatusCodes) {
               StartsWith("HTTP/1.1 503 Service Unavailable"));
   EXPECT_THAT(Request(port_, "GET", "/nope"), StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(Request(port_, "GET", "/metrics/x"), StartsWith("HTTP/1.1 404"));
-  EXPECT_THAT(Request(port_, "POST", "/metrics"), StartsWith("HTTP/1.1 405"));
+  const std::string post = Request(port_, "POST", "/metrics");
+  EXPECT_THAT(post, StartsWith("HTTP/1.1 405"));
+  EXPECT_THAT(post, HasSubstr("\r\nAllow: GET, HEAD\r\n"));
   std::string head = Request(port_, "HEAD", "/metrics");
   EXPECT_THAT(head, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(head, ::testing::Not(HasSubstr("pathwise_build_info")));
@@ -84,10 +86,28 @@ TEST_F(HttpServerTest, PortInUseIsReportedAsSuch) {
                          ": address already in use"));
 }
 
+TEST(CivetOptions, AreTheServerSizing) {
+  const HttpServerOptions o{.num_threads = 7, .request_timeout_ms = 123};
+  const auto opts = CivetOptions("127.0.0.1:1", o);
+  auto value = [&](const std::string& name) {
+    for (const auto& [n, v] : opts) {
+      if (n == name) return v;
+    }
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(value("listening_ports"), "127.0.0.1:1");
+  EXPECT_EQ(value("num_threads"), "7");
+  EXPECT_EQ(value("request_timeout_ms"), "123");
+  EXPECT_EQ(value("enable_keep_alive"), "no");
+}
+
 TEST(ListenAddress, ConvertsToCivetwebSyntax) {
   EXPECT_EQ(*ToCivetListeningPorts(":9877"), "9877");
   EXPECT_EQ(*ToCivetListeningPorts("127.0.0.1:9877"), "127.0.0.1:9877");
-  EXPECT_EQ(*ToCivetListeningPorts("[::1]:9877"), "[::1]:9877");
+  // civetweb here is built without IPv6: refused with the reason.
+  EXPECT_THAT(ToCivetListeningPorts("[::1]:9877").status().message(),
+              HasSubstr("IPv6 is not supported"));
+  EXPECT_FALSE(ToCivetListeningPorts("[::]:9877").ok());
   EXPECT_FALSE(ToCivetListeningPorts("9877").ok());
   EXPECT_FALSE(ToCivetListeningPorts(":99999").ok());
   EXPECT_FALSE(ToCivetListeningPorts(":http").ok());

@@ -161,8 +161,8 @@ TEST(Utf8Routes, EveryRouteAnswersValidText) {
        {"/metrics", "/healthz", "/api/v1/topology", "/api/v1/snapshot"}) {
     const HttpResponse r = routes.at(route)();
     EXPECT_NE(r.status, 500) << route;
-    EXPECT_TRUE(IsValidUtf8(r.body)) << route;
-    EXPECT_THAT(r.body, HasSubstr(R)) << route;
+    EXPECT_TRUE(IsValidUtf8(r.Body())) << route;
+    EXPECT_THAT(r.Body(), HasSubstr(R)) << route;
   }
 }
 
