@@ -19,8 +19,8 @@
 #include "agent/cli.h"
 #include "agent/pipeline.h"
 #include "agent/version.h"
-#include "collectors/bpf_io_collector.h"
 #include "bpf/sampler.h"
+#include "collectors/bpf_io_collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"
@@ -30,6 +30,7 @@
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_json.h"
 #include "exporters/topology_text.h"
+#include "exporters/web_config.h"
 #include "lab/lab_cli.h"
 #include "model/snapshot_store.h"
 #include "scoring/stage.h"
@@ -147,11 +148,23 @@ int Serve(const Options& o) {
   model::SnapshotStore store;
   Agent agent(pipeline, store, o.interval);
 
+  exporters::WebConfig web;
+  if (!o.web_config_file.empty()) {
+    absl::StatusOr<exporters::WebConfig> loaded =
+        exporters::LoadWebConfig(o.web_config_file);
+    if (!loaded.ok()) {
+      Fatal(absl::StrCat("--web.config.file ",
+                         OneLine(loaded.status().message())));
+      return kExitUsage;
+    }
+    web = *std::move(loaded);
+  }
   absl::StatusOr<std::unique_ptr<exporters::HttpServer>> server =
       exporters::HttpServer::Start(
           o.listen_address,
           exporters::MakeAgentRoutes(
-              store, [&agent] { return agent.Health(); }, Build()));
+              store, [&agent] { return agent.Health(); }, Build()),
+          /*num_threads=*/4, web);
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;

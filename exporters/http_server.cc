@@ -2,18 +2,22 @@
 
 #include <civetweb.h>
 #include <netdb.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "exporters/civetweb_tls.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::exporters {
@@ -23,6 +27,8 @@ const char* Reason(int status) {
   switch (status) {
     case 200:
       return "OK";
+    case 401:
+      return "Unauthorized";
     case 404:
       return "Not Found";
     case 405:
@@ -83,6 +89,60 @@ int ProbeBindErrno(const std::string& listen_address) {
   return err;
 }
 
+// civetweb's TLS options for `tls`, appended to `options` (the strings
+// must outlive mg_start2). `pem` holds certificate and key.
+void AppendTlsOptions(const TlsServerConfig& tls, const std::string& pem,
+                      const std::string& protocol,
+                      std::vector<const char*>* options) {
+  options->insert(options->end(), {"ssl_certificate", pem.c_str(),
+                                   "ssl_protocol_version", protocol.c_str()});
+  if (tls.client_auth == ClientAuth::kNoClientCert) return;
+  options->insert(options->end(),
+                  {"ssl_ca_file", tls.client_ca_file.c_str(), "ssl_verify_peer",
+                   tls.client_auth == ClientAuth::kRequireAndVerifyClientCert
+                       ? "yes"
+                       : "optional"});
+}
+
+// civetweb reads certificate (chain) and key from one PEM file
+// (ssl_certificate); the toolkit format has two. They are joined in an
+// anonymous memory file, so the key is never written to disk; civetweb
+// opens it as /proc/self/fd/N during mg_start2, after which it is closed.
+absl::StatusOr<int> CombinedPem(const TlsServerConfig& tls) {
+  const int fd = memfd_create("pathwise-tls", MFD_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("memfd_create: ", std::strerror(errno)));
+  }
+  for (const std::string* path : {&tls.key_file, &tls.cert_file}) {
+    std::ifstream in(*path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      close(fd);
+      return absl::UnavailableError(absl::StrCat("cannot read ", *path));
+    }
+    text += "\n";
+    if (write(fd, text.data(), text.size()) !=
+        static_cast<ssize_t>(text.size())) {
+      close(fd);
+      return absl::InternalError("cannot write the TLS memory file");
+    }
+  }
+  return fd;
+}
+
+void SendUnauthorized(mg_connection* conn) {
+  constexpr char kBody[] = "unauthorized\n";
+  mg_printf(conn,
+            "HTTP/1.1 401 Unauthorized\r\n"
+            "WWW-Authenticate: Basic realm=\"pathwise\", charset=\"UTF-8\"\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n"
+            "Content-Length: %zu\r\nCache-Control: no-store\r\n\r\n",
+            sizeof(kBody) - 1);
+  mg_write(conn, kBody, sizeof(kBody) - 1);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ToCivetListeningPorts(
@@ -117,9 +177,11 @@ absl::StatusOr<std::string> ToCivetListeningPorts(
 }
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
-    const std::string& listen_address, HttpRoutes routes, int num_threads) {
+    const std::string& listen_address, HttpRoutes routes, int num_threads,
+    const WebConfig& web) {
   absl::StatusOr<std::string> ports = ToCivetListeningPorts(listen_address);
   if (!ports.ok()) return ports.status();
+  if (web.tls) *ports += "s";  // civetweb: a TLS port
   const std::string threads = std::to_string(num_threads);
   const char* options[] = {"listening_ports",
                            ports->c_str(),
@@ -130,16 +192,33 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
                            "enable_keep_alive",
                            "yes",
                            nullptr};
+  std::vector<const char*> all_options(std::begin(options),
+                                       std::end(options) - 1);
+  std::string pem, protocol;
+  int pem_fd = -1;
+  if (web.tls) {
+    if (absl::Status s = PrepareCivetwebTls(); !s.ok()) return s;
+    absl::StatusOr<int> fd = CombinedPem(*web.tls);
+    if (!fd.ok()) return fd.status();
+    pem_fd = *fd;
+    pem = absl::StrCat("/proc/self/fd/", pem_fd);
+    protocol = std::to_string(web.tls->civet_protocol_version);
+    AppendTlsOptions(*web.tls, pem, protocol, &all_options);
+  }
+  all_options.push_back(nullptr);
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
   callbacks.log_message = &LogMessage;
 
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(routes)));
+  if (!web.basic_auth_users.empty()) {
+    server->auth_ = std::make_unique<BasicAuthenticator>(web.basic_auth_users);
+  }
   mg_init_data init;
   std::memset(&init, 0, sizeof(init));
   init.callbacks = &callbacks;
   init.user_data = server.get();
-  init.configuration_options = options;
+  init.configuration_options = all_options.data();
   unsigned code = 0;
   char text[256] = {0};
   mg_error_data error;
@@ -149,6 +228,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   error.text_buffer_size = sizeof(text);
 
   server->ctx_ = mg_start2(&init, &error);
+  if (pem_fd >= 0) close(pem_fd);
   if (server->ctx_ == nullptr) {
     const int err = ProbeBindErrno(listen_address);
     if (err == EADDRINUSE) {
@@ -180,6 +260,11 @@ std::vector<int> HttpServer::ListeningPorts() const {
 
 int HttpServer::Dispatch(mg_connection* conn, void* self) {
   auto* server = static_cast<HttpServer*>(self);
+  if (server->auth_ != nullptr &&
+      !server->auth_->Check(mg_get_header(conn, "Authorization"))) {
+    SendUnauthorized(conn);
+    return 401;
+  }
   const mg_request_info* ri = mg_get_request_info(conn);
   const std::string method = ri->request_method ? ri->request_method : "";
   const bool head_only = method == "HEAD";

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exporters/web_config.h"
 
 struct mg_context;
 struct mg_connection;
@@ -47,9 +48,11 @@ class HttpServer {
  public:
   // Starts serving. On a bind failure the status says which address and why
   // (e.g. "listen address 127.0.0.1:9877: address already in use").
+  // `web` (--web.config.file) turns on TLS and basic authentication; every
+  // path, /healthz included, then needs the credentials.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
-      const std::string& listen_address, HttpRoutes routes,
-      int num_threads = 4);
+      const std::string& listen_address, HttpRoutes routes, int num_threads = 4,
+      const WebConfig& web = {});
 
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
@@ -63,6 +66,8 @@ class HttpServer {
   static int Dispatch(mg_connection* conn, void* self);
 
   HttpRoutes routes_;
+  // Null unless basic_auth_users is set.
+  std::unique_ptr<BasicAuthenticator> auth_;
   mg_context* ctx_ = nullptr;
 };
 
