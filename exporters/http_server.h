@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exporters/basic_auth.h"
 #include "exporters/web_config.h"
 
 struct mg_context;

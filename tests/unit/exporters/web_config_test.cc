@@ -12,6 +12,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "exporters/basic_auth.h"
 #include "exporters/http_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
