@@ -44,6 +44,13 @@ tls_server_config:
 basic_auth_users:
   prom: '$hash'
 EOF
+cat >optional.yml <<EOF
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_auth_type: VerifyClientCertIfGiven
+  client_ca_file: ca.crt
+EOF
 cat >mtls.yml <<EOF
 tls_server_config:
   cert_file: server.crt
@@ -162,6 +169,19 @@ else
   gen -x509 -days 1 -subj /CN=stranger -keyout stranger.key -out stranger.crt
   c=$(code --cacert ca.crt --cert stranger.crt --key stranger.key "https://127.0.0.1:$port/metrics")
   [[ $c == 000 ]] && ok "mTLS: certificate of another CA -> refused" || fail "mTLS stranger -> $c"
+fi
+
+# VerifyClientCertIfGiven: no certificate is fine, a bad one is not.
+start optional.yml
+if [[ -z $port ]]; then
+  fail "serve with $tmp/optional.yml never came up"
+else
+  c=$(code --cacert ca.crt "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "optional client cert: none -> 200" || fail "optional, none -> $c"
+  c=$(code --cacert ca.crt --cert client.crt --key client.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "optional client cert: valid -> 200" || fail "optional, valid -> $c"
+  c=$(code --cacert ca.crt --cert stranger.crt --key stranger.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 000 ]] && ok "optional client cert: another CA's -> refused" || fail "optional, stranger -> $c"
 fi
 
 # Bad files: exit 2, one line on stderr naming the problem.
