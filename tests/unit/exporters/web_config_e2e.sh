@@ -119,6 +119,15 @@ else
   fi
   c=$(code --cacert ca.crt -u prom:s3cret "$url")
   [[ $c == 200 ]] && ok "still serving after the plain HTTP attempt" || fail "after plain HTTP -> $c"
+  # min_version defaults to TLS12: a TLS 1.1 client (allowed to try by
+  # SECLEVEL=0) gets a protocol version alert; a default client gets 1.3.
+  v11=$(openssl s_client -connect "127.0.0.1:$port" -tls1_1 -cipher 'DEFAULT@SECLEVEL=0' </dev/null 2>&1)
+  v13=$(openssl s_client -connect "127.0.0.1:$port" -CAfile ca.crt </dev/null 2>&1)
+  if grep -q 'alert protocol version' <<<"$v11" && grep -q '^New, TLSv1.3' <<<"$v13"; then
+    ok "TLS 1.1 refused, TLS 1.3 negotiated"
+  else
+    fail "TLS versions: 1.1: $(grep -m1 -E 'New,|alert' <<<"$v11"); default: $(grep -m1 'New,' <<<"$v13")"
+  fi
 
   # Debian's prometheus scraping over https with basic auth.
   pport=$((20000 + RANDOM % 40000))
