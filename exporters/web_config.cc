@@ -383,7 +383,7 @@ absl::StatusOr<WebConfig> LoadWebConfig(const std::string& path) {
           std::pair{&tls.key_file, "key_file"},
           std::pair{&tls.client_ca_file, "client_ca_file"}}) {
       if (field->empty()) continue;
-      *field = Resolve(dir.empty() ? "/" : dir, *field);
+      *field = Resolve(dir, *field);  // dir "" is the root: "/" + file
       if (std::string why = Unreadable(*field); !why.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             path, ": tls_server_config.", name, " ", *field, ": ", why));
