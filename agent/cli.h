@@ -26,6 +26,8 @@ enum class BpfMode { kAuto, kRequired, kOff };
 struct Options {
   Command command = Command::kServe;
   std::string listen_address = ":9877";
+  // serve: TLS and basic auth (exporters/web_config.h); empty: plain HTTP.
+  std::string web_config_file;
   absl::Duration interval = absl::Seconds(1);
   std::string sysfs_root = "/sys";
   BpfMode bpf = BpfMode::kAuto;

@@ -311,6 +311,11 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "[HOST]:PORT", o->listen_address,
       "Address to serve HTTP on, [host]:port (e.g. :9877, 127.0.0.1:9877); "
       "IPv4 only.");
+  AddValue<std::string>(
+      app, "web.config.file", &o->web_config_file, NonEmpty, "FILE", "",
+      "TLS and basic authentication for the endpoint: a YAML file in the "
+      "Prometheus exporter-toolkit format (tls_server_config, "
+      "basic_auth_users), read once at start. A bad file exits 2.");
   AddCollection(app, o);
   AddLogLevel(app, o);
 }

@@ -30,6 +30,7 @@
 #include "exporters/prometheus_families.h"
 #include "exporters/topology_json.h"
 #include "exporters/topology_text.h"
+#include "exporters/web_config.h"
 #include "lab/lab_cli.h"
 #include "model/snapshot_store.h"
 #include "scoring/stage.h"
@@ -149,11 +150,23 @@ int Serve(const Options& o) {
   model::SnapshotStore store;
   Agent agent(pipeline, store, o.interval);
 
+  exporters::WebConfig web;
+  if (!o.web_config_file.empty()) {
+    absl::StatusOr<exporters::WebConfig> loaded =
+        exporters::LoadWebConfig(o.web_config_file);
+    if (!loaded.ok()) {
+      Fatal(absl::StrCat("--web.config.file ",
+                         OneLine(loaded.status().message())));
+      return kExitUsage;
+    }
+    web = *std::move(loaded);
+  }
   absl::StatusOr<std::unique_ptr<exporters::HttpServer>> server =
       exporters::HttpServer::Start(
           o.listen_address,
           exporters::MakeAgentRoutes(
-              store, [&agent] { return agent.Health(); }, Build()));
+              store, [&agent] { return agent.Health(); }, Build()),
+          exporters::HttpServerOptions{.web = std::move(web)});
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;

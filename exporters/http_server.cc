@@ -4,6 +4,7 @@
 #include <civetweb.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,6 +25,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "exporters/civetweb_tls.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::exporters {
@@ -33,6 +37,8 @@ const char* Reason(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
     case 404:
       return "Not Found";
     case 405:
@@ -99,6 +105,61 @@ int ProbeBindErrno(const std::string& listen_address) {
   return err;
 }
 
+// civetweb's TLS options for `tls`, appended to `options` (the strings
+// must outlive mg_start2). `pem` holds certificate and key.
+void AppendTlsOptions(
+    const TlsServerConfig& tls, const std::string& pem,
+    std::vector<std::pair<std::string, std::string>>& options) {
+  options.push_back({"ssl_certificate", pem});
+  options.push_back(
+      {"ssl_protocol_version", absl::StrCat(tls.civet_protocol_version)});
+  if (tls.client_auth == ClientAuth::kNoClientCert) return;
+  options.push_back({"ssl_ca_file", tls.client_ca_file});
+  options.push_back({"ssl_verify_peer",
+                     tls.client_auth == ClientAuth::kRequireAndVerifyClientCert
+                         ? "yes"
+                         : "optional"});
+}
+
+// civetweb reads certificate (chain) and key from one PEM file
+// (ssl_certificate); the toolkit format has two. They are joined in an
+// anonymous memory file, so the key is never written to disk; civetweb
+// opens it as /proc/self/fd/N during mg_start2, after which it is closed.
+absl::StatusOr<int> CombinedPem(const TlsServerConfig& tls) {
+  const int fd = memfd_create("pathwise-tls", MFD_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("memfd_create: ", std::strerror(errno)));
+  }
+  for (const std::string* path : {&tls.key_file, &tls.cert_file}) {
+    std::ifstream in(*path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      close(fd);
+      return absl::UnavailableError(absl::StrCat("cannot read ", *path));
+    }
+    text += "\n";
+    if (write(fd, text.data(), text.size()) !=
+        static_cast<ssize_t>(text.size())) {
+      close(fd);
+      return absl::InternalError("cannot write the TLS memory file");
+    }
+  }
+  return fd;
+}
+
+void SendUnauthorized(mg_connection* conn) {
+  constexpr char kBody[] = "unauthorized\n";
+  mg_printf(conn,
+            "HTTP/1.1 401 Unauthorized\r\n"
+            "WWW-Authenticate: Basic realm=\"pathwise\", charset=\"UTF-8\"\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n"
+            "Content-Length: %zu\r\nCache-Control: no-store\r\n\r\n",
+            sizeof(kBody) - 1);
+  mg_write(conn, kBody, sizeof(kBody) - 1);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ToCivetListeningPorts(
@@ -152,8 +213,20 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     const HttpServerOptions& server_options) {
   absl::StatusOr<std::string> ports = ToCivetListeningPorts(listen_address);
   if (!ports.ok()) return ports.status();
-  const std::vector<std::pair<std::string, std::string>> pairs =
+  const WebConfig& web = server_options.web;
+  std::string pem;
+  int pem_fd = -1;
+  if (web.tls) {
+    if (absl::Status s = PrepareCivetwebTls(); !s.ok()) return s;
+    absl::StatusOr<int> fd = CombinedPem(*web.tls);
+    if (!fd.ok()) return fd.status();
+    pem_fd = *fd;
+    pem = absl::StrCat("/proc/self/fd/", pem_fd);
+    *ports += "s";  // civetweb: a TLS port
+  }
+  std::vector<std::pair<std::string, std::string>> pairs =
       CivetOptions(*ports, server_options);
+  if (web.tls) AppendTlsOptions(*web.tls, pem, pairs);
   std::vector<const char*> options;
   for (const auto& [name, value] : pairs) {
     options.push_back(name.c_str());
@@ -165,6 +238,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   callbacks.log_message = &LogMessage;
 
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(routes)));
+  if (!web.basic_auth_users.empty()) {
+    server->auth_ = std::make_unique<BasicAuthenticator>(web.basic_auth_users);
+  }
   mg_init_data init;
   std::memset(&init, 0, sizeof(init));
   init.callbacks = &callbacks;
@@ -179,6 +255,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   error.text_buffer_size = sizeof(text);
 
   server->ctx_ = mg_start2(&init, &error);
+  if (pem_fd >= 0) close(pem_fd);
   if (server->ctx_ == nullptr) {
     const int err = ProbeBindErrno(listen_address);
     if (err == EADDRINUSE) {
@@ -244,6 +321,11 @@ std::vector<int> HttpServer::ListeningPorts() const {
 
 int HttpServer::Dispatch(mg_connection* conn, void* self) {
   auto* server = static_cast<HttpServer*>(self);
+  if (server->auth_ != nullptr &&
+      !server->auth_->Check(mg_get_header(conn, "Authorization"))) {
+    SendUnauthorized(conn);
+    return 401;
+  }
   const mg_request_info* ri = mg_get_request_info(conn);
   const std::string method = ri->request_method ? ri->request_method : "";
   const bool head_only = method == "HEAD";

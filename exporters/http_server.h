@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "exporters/basic_auth.h"
+#include "exporters/web_config.h"
 
 struct mg_context;
 struct mg_connection;
@@ -76,6 +78,9 @@ struct HttpServerOptions {
   int listen_backlog = 1024;
   // Request line plus headers; civetweb answers a longer request 400.
   int max_request_size = 16384;
+  // --web.config.file: TLS and basic authentication; every path, /healthz
+  // included, then needs the credentials.
+  WebConfig web;
 };
 
 // civetweb's configuration for serving `listening_ports` (civetweb syntax,
@@ -105,6 +110,8 @@ class HttpServer {
 
   HttpRoutes routes_;
   std::string host_;  // the listen address's host, "" for all interfaces
+  // Null unless basic_auth_users is set.
+  std::unique_ptr<BasicAuthenticator> auth_;
   mg_context* ctx_ = nullptr;
 };
 

@@ -4,7 +4,9 @@
 # its ldd closure and that its entrypoint is the agent, then runs the
 # unpacked filesystem the way the DaemonSet does: chroot into it, the host's
 # /sys bound read-only at /sys, in its own network namespace, with the
-# DaemonSet's exact args, and scrapes /healthz and /metrics.
+# DaemonSet's exact args, and scrapes /healthz and /metrics; then once more
+# with --web.config.file (TLS and basic auth), which must work with only the
+# image's libraries (no libssl.so from a -dev package).
 #   tests/deploy/image-test.sh PATHWISE_BINARY WORKDIR
 set -euo pipefail
 bin=$(readlink -f "$1")
@@ -40,6 +42,16 @@ ep=$(jq -c '.config.Entrypoint' "$config")
 [[ $ep == '["/usr/bin/pathwise"]' ]] && echo "ok   entrypoint $ep" || { echo "FAIL entrypoint $ep"; fail=1; }
 echo "image: archive $(($(stat -c %s "$archive") / 1024)) KiB, unpacked $(du -sk "$rootfs" | cut -f1) KiB"
 
+# A throwaway certificate and a bcrypt hash for the TLS run, in a directory
+# added to the filesystem after the file check above.
+web=$rootfs/etc/pathwise-test
+mkdir -p "$web"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+  -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$web/tls.key" -out "$web/tls.crt" 2>/dev/null
+printf 'tls_server_config: {cert_file: tls.crt, key_file: tls.key}\nbasic_auth_users: {prom: %s}\n' \
+  "'$(htpasswd -nbBC 4 prom s3cret | cut -d: -f2-)'" >"$web/web.yml"
+
 mapfile -t args < <("$here/daemonset-args.sh" --args)
 port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
 mkdir -p "$rootfs/sys" "$rootfs/proc" "$rootfs/dev"
@@ -67,6 +79,20 @@ grep -q '^pathwise_build_info{' "$rootfs/../metrics.txt" || { echo "FAIL no path
 echo "ok   /metrics: $(grep -c '^pathwise_' "$rootfs/../metrics.txt") pathwise samples; $(grep '^pathwise_sampler_info' "$rootfs/../metrics.txt")"
 [[ $rc -eq 0 ]] || { echo "FAIL agent exit status $rc on SIGTERM"; exit 1; }
 echo "ok   clean exit on SIGTERM"
+unshare --root="$rootfs" -- /usr/bin/pathwise "$@" --web.config.file=/etc/pathwise-test/web.yml \
+  > "$rootfs/../agent-tls.log" 2>&1 &
+agent=$!
+code=000
+for _ in $(seq 1 100); do
+  code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$rootfs/etc/pathwise-test/tls.crt" \
+    -u prom:s3cret "https://127.0.0.1:$port/metrics")
+  [[ $code == 200 ]] && break
+  kill -0 $agent 2>/dev/null || break
+  sleep 0.1
+done
+kill -TERM $agent 2>/dev/null; wait $agent
+[[ $code == 200 ]] || { echo "FAIL agent from the image over TLS: $code"; cat "$rootfs/../agent-tls.log"; exit 1; }
+echo "ok   agent from the image serves https with basic auth (--web.config.file)"
 INNER
 [[ $? -eq 0 ]] || fail=1
 set -e
