@@ -179,7 +179,7 @@ absl::StatusOr<BlockSample> BlockObject::Read() const {
   if (absl::Status st = ReadIo(out); !st.ok()) return st;
 
   absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
-      ReadPathMap(path_map_fd(), ncpus_);
+      ReadPathMap(path_map_fd());
   if (!paths.ok()) return paths.status();
   for (const auto& [dev, v] : *paths) out.failovers[dev] = v.failovers;
 
