@@ -4,7 +4,8 @@
 // manual check ("is the sampler working on this kernel?").
 //
 //   pathwise_bpf_tool [--duration=S] [--interval=S] [--bpf_stats]
-//                     [--force_own_start] [--no_nvme] [--ready_file=PATH]
+//                     [--force_own_start] [--force_spill] [--no_nvme]
+//                     [--ready_file=PATH]
 //   pathwise_bpf_tool --nop_calibration [--duration=S] [--ready_file=PATH]
 //     attaches empty programs to the same tracepoints instead, and prints
 //     their bpf_stats (the cost of run-time accounting itself).
@@ -60,6 +61,8 @@ bool ParseArgs(int argc, char** argv, Args* a, int* exit_code) {
                "hold BPF_ENABLE_STATS while running");
   app.add_flag("--force_own_start", a->options.force_own_start,
                "always stamp the issue time in a map (slower)");
+  app.add_flag("--force_spill", a->options.force_spill,
+               "account every completion in the per-CPU spill slots");
   app.add_flag("--nop_calibration", a->nop_calibration,
                "attach empty programs instead and print their bpf_stats");
   bool no_nvme = false;

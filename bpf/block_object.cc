@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
   skel->rodata->req_nvme_mpath_mask = layout.req_nvme_mpath_mask;
   skel->rodata->force_own_start = options.force_own_start;
   skel->rodata->force_spill = options.force_spill;
+  skel->rodata->force_spill_dev = options.force_spill_dev;
   bpf_map__set_max_entries(skel->maps.pw_start, options.max_inflight);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
@@ -179,7 +180,7 @@ absl::StatusOr<BlockSample> BlockObject::Read() const {
   if (absl::Status st = ReadIo(out); !st.ok()) return st;
 
   absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
-      ReadPathMap(path_map_fd(), ncpus_);
+      ReadPathMap(path_map_fd());
   if (!paths.ok()) return paths.status();
   for (const auto& [dev, v] : *paths) out.failovers[dev] = v.failovers;
 

@@ -37,6 +37,7 @@ struct DeviceIo {
 struct BlockOptions {
   bool force_own_start = false;  // see SamplerOptions
   bool force_spill = false;
+  uint32_t force_spill_dev = 0;
   uint32_t max_inflight = 16384;
   uint32_t max_devices = 4096;
 };

@@ -68,7 +68,7 @@ void NvmeObject::AppendIds(ObjectIds& out) const {
 absl::StatusOr<NvmeSample> NvmeObject::Read() const {
   NvmeSample out;
   absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
-      ReadPathMap(bpf_map__fd(skel_->maps.pw_path), ncpus_);
+      ReadPathMap(bpf_map__fd(skel_->maps.pw_path));
   if (!paths.ok()) return paths.status();
   for (const auto& [dev, v] : *paths) {
     NvmePathCounters& p = out.paths[dev];

@@ -39,18 +39,12 @@ absl::Status LoadError(const std::string& what, int err, const char* log) {
                             : "; verifier log tail:" + LogTail(verifier_log)));
 }
 
-absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd, int ncpus) {
+absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd) {
   std::map<uint32_t, pw_path_val> out;
+  // A plain hash is one value per key: ForEachPerCpu with one "CPU".
   absl::Status st = ForEachPerCpu<__u32, pw_path_val>(
-      fd, ncpus, [&](const __u32& dev, const std::vector<pw_path_val>& vals) {
-        pw_path_val& sum = out[dev];
-        for (const pw_path_val& v : vals) {
-          for (int i = 0; i < PW_NVME_ERR_COUNT; ++i) {
-            sum.nvme_errors[i] += v.nvme_errors[i];
-          }
-          sum.retries += v.retries;
-          sum.failovers += v.failovers;
-        }
+      fd, 1, [&](const __u32& dev, const std::vector<pw_path_val>& vals) {
+        out[dev] = vals[0];
       });
   if (!st.ok()) return st;
   return out;

@@ -72,8 +72,8 @@ absl::Status ForEachPerCpu(int map_fd, int ncpus, Fn&& fn) {
   return absl::OkStatus();
 }
 
-// The shared per-path map (pw_path), summed over CPUs, by kernel dev_t.
-absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd, int ncpus);
+// The shared per-path map (pw_path, one value per path), by kernel dev_t.
+absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd);
 // The shared counter slot (pw_counters), summed over CPUs.
 absl::StatusOr<pw_counters> ReadCounters(int fd, int ncpus);
 

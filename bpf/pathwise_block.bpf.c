@@ -31,6 +31,10 @@ const volatile __u32 req_nvme_mpath_mask = 0;   /* REQ_DRV */
 const volatile bool force_own_start = false;
 /* Tests: account every completion in the spill slots (see pw_io_spill). */
 const volatile bool force_spill = false;
+/* With force_spill: only this device (kernel dev_t) is forced, 0 = all. The
+ * slots are few (PW_SPILL_SLOTS keys per CPU), so a test forcing every
+ * device of a busy host would fill them with other disks' keys. */
+const volatile __u32 force_spill_dev = 0;
 
 /* Own issue timestamps, keyed by request address, only for requests whose
  * queue does not stamp rq->io_start_time_ns. Bounded by the number of
@@ -114,7 +118,7 @@ static __always_inline void *pw_entry(void *map, const void *key,
 static __always_inline struct pw_io_val *pw_io_entry(const struct pw_io_key *k,
                                                      __u32 dev,
                                                      struct gendisk *disk) {
-  if (!force_spill) {
+  if (!force_spill || (force_spill_dev && force_spill_dev != dev)) {
     struct pw_io_val *v = pw_entry(&pw_io, k, &pw_zero_io, dev, disk);
     if (v) return v;
   } else if (!bpf_map_lookup_elem(&pw_disk, &dev)) {

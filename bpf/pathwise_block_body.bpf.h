@@ -79,7 +79,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
       cls != PW_OP_FLUSH && cls != PW_OP_PASSTHRU && !PW_RD(rq, bio)) {
     struct pw_path_val *pv = pw_entry(&pw_path, &dev, &pw_zero_path, dev, disk);
     if (pv)
-      pv->failovers++;
+      __sync_fetch_and_add(&pv->failovers, 1);
     else
       pw_cnt_inc(PW_CNT_DROP_PATH_FULL);
     return 0;

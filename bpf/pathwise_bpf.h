@@ -90,7 +90,8 @@ enum pw_nvme_err {
   PW_NVME_ERR_COUNT = 6,
 };
 
-/* Per-path (hidden NVMe path disk, or any disk) value, per CPU. */
+/* Per-path (hidden NVMe path disk, or any disk) value, one per path (not
+ * per CPU; updated with atomic adds). */
 struct pw_path_val {
   __u64 nvme_errors[PW_NVME_ERR_COUNT]; /* nvme_complete_rq, status != 0 */
   __u64 retries;   /* nvme_complete_rq of a command with retries > 0 */

@@ -9,11 +9,14 @@
 
 #include "pathwise_bpf.h"
 
-/* Per-path NVMe and failover counters, keyed by dev_t. Not preallocated:
- * the value is per CPU, and only devices that do I/O get an entry. */
+/* Per-path NVMe and failover counters, keyed by dev_t. Preallocated, so
+ * that creating a path's entry never allocates in the completion's atomic
+ * context (an allocation there can fail transiently and would lose the
+ * path's first failover or NVMe error). One shared value per path, not per
+ * CPU: the events are rare, so the programs add with atomics, and the map
+ * costs max_entries * ~100 B whatever the number of CPUs. */
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
   __type(key, __u32);
   __type(value, struct pw_path_val);

@@ -54,8 +54,10 @@ static __always_inline int pw_nvme_account(struct request *rq,
     pw_cnt_inc(PW_CNT_DROP_NVME_PATH_FULL);
     return 0;
   }
-  if (status & PW_NVME_SCT_SC_MASK) pv->nvme_errors[pw_nvme_err_class(status)]++;
-  if (retries) pv->retries++;
+  /* pw_path is shared by all CPUs (see pathwise_maps.bpf.h). */
+  if (status & PW_NVME_SCT_SC_MASK)
+    __sync_fetch_and_add(&pv->nvme_errors[pw_nvme_err_class(status)], 1);
+  if (retries) __sync_fetch_and_add(&pv->retries, 1);
   return 0;
 }
 

@@ -122,6 +122,7 @@ absl::StatusOr<std::unique_ptr<BpfSampler>> BpfSampler::Create(
   const BlockOptions block_options = {
       .force_own_start = options.force_own_start,
       .force_spill = options.force_spill,
+      .force_spill_dev = options.force_spill_dev,
       .max_inflight = options.max_inflight,
       .max_devices = options.max_devices,
   };

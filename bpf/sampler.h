@@ -73,6 +73,9 @@ struct SamplerOptions {
   // Account every completion in the per-CPU spill slots instead of the
   // (device, op) map (tests: the path taken when creating an entry fails).
   bool force_spill = false;
+  // With force_spill, force only this device (kernel dev_t encoding,
+  // major << 20 | minor); 0 = every device.
+  uint32_t force_spill_dev = 0;
   // Capacity of the own-issue-timestamp map (requests in flight on queues
   // without QUEUE_FLAG_STATS, and passthrough).
   uint32_t max_inflight = 16384;
