@@ -222,6 +222,15 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     o.command = Command::kVersion;
     return o;
   }
+  // Words before the command ("pathwise foo snapshot") are left to the
+  // binary itself, not to the command.
+  if (!app.get_subcommands().empty()) {
+    if (absl::Status s = LeftoverError(
+            app, app.get_subcommands().front()->get_name(), app.remaining());
+        !s.ok()) {
+      return s;
+    }
+  }
   if (c.lab->parsed()) {
     o.command = Command::kLab;
     if (absl::Status s = lab::CheckLabArgs(*c.lab, o.lab); !s.ok()) return s;
