@@ -170,9 +170,27 @@ std::string FullHelp(CLI::App& app, const Commands& c) {
   return out;
 }
 
-}  // namespace
+// The messages quote arguments as given, and an argument may hold any
+// byte: control characters are written as escapes (\n, \x1b) so that the
+// message stays one line and cannot drive the terminal.
+absl::Status OneLine(const absl::Status& s) {
+  std::string out;
+  for (const char ch : s.message()) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xf]};
+    } else {
+      out += ch;
+    }
+  }
+  return absl::Status(s.code(), out);
+}
 
-absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
+absl::StatusOr<Options> ParseArgsUnescaped(
+    const std::vector<std::string>& args) {
   Options o;
   CLI::App app;
   const Commands c = BuildApp(app, &o);
@@ -204,6 +222,15 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     o.command = Command::kVersion;
     return o;
   }
+  // Words before the command ("pathwise foo snapshot") are left to the
+  // binary itself, not to the command.
+  if (!app.get_subcommands().empty()) {
+    if (absl::Status s = LeftoverError(
+            app, app.get_subcommands().front()->get_name(), app.remaining());
+        !s.ok()) {
+      return s;
+    }
+  }
   if (c.lab->parsed()) {
     o.command = Command::kLab;
     if (absl::Status s = lab::CheckLabArgs(*c.lab, o.lab); !s.ok()) return s;
@@ -233,10 +260,18 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   return o;
 }
 
+}  // namespace
+
 std::string HelpText() {
   Options o;
   CLI::App app;
   return FullHelp(app, BuildApp(app, &o));
+}
+
+absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
+  absl::StatusOr<Options> o = ParseArgsUnescaped(args);
+  if (!o.ok()) return OneLine(o.status());
+  return o;
 }
 
 }  // namespace pathwise::agent

@@ -66,6 +66,23 @@ void Send(mg_connection* conn, const HttpResponse& r, bool head_only) {
   }
 }
 
+// civetweb's own error answers (a request it cannot parse, an HTTP version
+// it does not speak) start with "HTTP/<the request's version token> ...",
+// copied from the request as sent: bytes, CR and LF included, so a client
+// could write headers of its choosing into the answer. Every error civetweb
+// raises itself is answered here instead, with a fixed status line and
+// nothing of the request in it. Returns 0: handled.
+int SendCivetError(mg_connection* conn, int status, const char* /*message*/) {
+  const char* reason = mg_get_response_code_text(conn, status);
+  const std::string body = absl::StrCat("Error ", status, ": ", reason, "\n");
+  mg_printf(conn,
+            "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+            status, reason, body.size());
+  mg_write(conn, body.data(), body.size());
+  return 0;
+}
+
 int LogMessage(const mg_connection*, const char* message) {
   spdlog::debug("civetweb: {}", message);
   return 1;  // handled: civetweb prints nothing itself
@@ -236,6 +253,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
   callbacks.log_message = &LogMessage;
+  callbacks.http_error = &SendCivetError;
 
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(routes)));
   if (!web.basic_auth_users.empty()) {
