@@ -182,7 +182,14 @@ absl::StatusOr<BlockSample> BlockObject::Read() const {
   absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
       ReadPathMap(path_map_fd());
   if (!paths.ok()) return paths.status();
-  for (const auto& [dev, v] : *paths) out.failovers[dev] = v.failovers;
+  for (const auto& [dev, v] : *paths) {
+    PathCounters& p = out.paths[dev];
+    p.failovers = v.failovers;
+    for (size_t i = 0; i < kNvmeErrorClassCount; ++i) {
+      p.errors_by_class[i] = v.nvme_errors[i];
+    }
+    p.retries = v.retries;
+  }
 
   absl::StatusOr<pw_counters> c = ReadCounters(counters_map_fd(), ncpus_);
   if (!c.ok()) return c.status();
@@ -190,6 +197,7 @@ absl::StatusOr<BlockSample> BlockObject::Read() const {
   out.dropped_no_start_time = c->v[PW_CNT_DROP_NO_START];
   out.dropped_io_map_full = c->v[PW_CNT_DROP_IO_FULL];
   out.dropped_path_map_full = c->v[PW_CNT_DROP_PATH_FULL];
+  out.dropped_nvme_path_map_full = c->v[PW_CNT_DROP_NVME_PATH_FULL];
 
   AppendProgramStats(skel_->obj, out.programs);
   return out;

@@ -43,18 +43,28 @@ struct BlockOptions {
 };
 
 // What one read of the block object's maps returns.
+struct PathCounters {
+  uint64_t failovers = 0;  // requests failed over to another path
+  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
+  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
+  uint64_t retries = 0;  // completions of retried commands
+};
+
 struct BlockSample {
   std::vector<DeviceIo> io;  // sorted by (dev, op)
   // Kernel dev_t -> disk name, for every device with an entry.
   std::map<uint32_t, std::string> disk_names;
-  // Requests failed over to another path, by kernel dev_t.
-  std::map<uint32_t, uint64_t> failovers;
+  // The per-path map, shared with the nvme object and read once here, by
+  // kernel dev_t: failovers (block programs), and NVMe status classes and
+  // retries (the nvme program, zero while it is not attached).
+  std::map<uint32_t, PathCounters> paths;
   uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
   uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
   uint64_t dropped_start_map_full = 0;
   uint64_t dropped_no_start_time = 0;
   uint64_t dropped_io_map_full = 0;
-  uint64_t dropped_path_map_full = 0;
+  uint64_t dropped_path_map_full = 0;       // by the block programs
+  uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
   std::vector<ProgramStats> programs;
 };
 

@@ -19,7 +19,7 @@ constexpr char kNvmeModule[] = "nvme_core";
 
 absl::StatusOr<std::unique_ptr<NvmeObject>> NvmeObject::Load(
     const NvmeLayout& layout, bool use_btf, int path_map_fd,
-    int counters_map_fd, int ncpus) {
+    int counters_map_fd) {
   std::string log(kVerifierLogSize, '\0');
   LIBBPF_OPTS(bpf_object_open_opts, open_opts);
   open_opts.kernel_log_buf = log.data();
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<NvmeObject>> NvmeObject::Load(
         absl::StrCat("attaching to nvme_complete_rq: ", Errno(err)));
   }
   std::move(destroy).Cancel();
-  return std::unique_ptr<NvmeObject>(new NvmeObject(skel, ncpus));
+  return std::unique_ptr<NvmeObject>(new NvmeObject(skel));
 }
 
 NvmeObject::~NvmeObject() { pathwise_nvme__destroy(skel_); }
@@ -67,27 +67,13 @@ void NvmeObject::AppendIds(ObjectIds& out) const {
 
 absl::StatusOr<NvmeSample> NvmeObject::Read() const {
   NvmeSample out;
-  absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
-      ReadPathMap(bpf_map__fd(skel_->maps.pw_path));
-  if (!paths.ok()) return paths.status();
-  for (const auto& [dev, v] : *paths) {
-    NvmePathCounters& p = out.paths[dev];
-    for (size_t i = 0; i < kNvmeErrorClassCount; ++i) {
-      p.errors_by_class[i] = v.nvme_errors[i];
-    }
-    p.retries = v.retries;
-  }
-  absl::StatusOr<pw_counters> c =
-      ReadCounters(bpf_map__fd(skel_->maps.pw_counters), ncpus_);
-  if (!c.ok()) return c.status();
-  out.dropped_path_map_full = c->v[PW_CNT_DROP_NVME_PATH_FULL];
   AppendProgramStats(skel_->obj, out.programs);
   return out;
 }
 
 bool NvmeCoreLoaded() { return access("/sys/module/nvme_core", F_OK) == 0; }
 
-NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd, int ncpus) {
+NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd) {
   NvmeAttach out;
   struct btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) {
@@ -127,7 +113,7 @@ NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd, int ncpus) {
   std::string prefix;
   if (btf_ok) {
     absl::StatusOr<std::unique_ptr<NvmeObject>> obj = NvmeObject::Load(
-        *layout, /*use_btf=*/true, path_map_fd, counters_map_fd, ncpus);
+        *layout, /*use_btf=*/true, path_map_fd, counters_map_fd);
     if (obj.ok()) {
       out.object = *std::move(obj);
     } else {
@@ -138,7 +124,7 @@ NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd, int ncpus) {
   }
   if (!out.object) {
     absl::StatusOr<std::unique_ptr<NvmeObject>> obj = NvmeObject::Load(
-        *layout, /*use_btf=*/false, path_map_fd, counters_map_fd, ncpus);
+        *layout, /*use_btf=*/false, path_map_fd, counters_map_fd);
     if (!obj.ok()) {
       out.message = absl::StrCat(prefix, obj.status().message());
       return out;

@@ -30,16 +30,10 @@ enum class NvmeAttachState {
 };
 
 // NVMe completion counters of one path.
-struct NvmePathCounters {
-  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
-  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
-  uint64_t retries = 0;  // completions of retried commands
-};
-
 // What one read of the nvme object's maps returns.
+// Its counters live in the block object's maps (BlockSample::paths), read
+// once there.
 struct NvmeSample {
-  std::map<uint32_t, NvmePathCounters> paths;  // by kernel dev_t
-  uint64_t dropped_path_map_full = 0;
   std::vector<ProgramStats> programs;
 };
 
@@ -49,7 +43,7 @@ class NvmeObject {
   // reusing the block object's maps (fds).
   static absl::StatusOr<std::unique_ptr<NvmeObject>> Load(
       const NvmeLayout& layout, bool use_btf, int path_map_fd,
-      int counters_map_fd, int ncpus);
+      int counters_map_fd);
 
   ~NvmeObject();
   NvmeObject(const NvmeObject&) = delete;
@@ -59,10 +53,9 @@ class NvmeObject {
   void AppendIds(ObjectIds& out) const;
 
  private:
-  NvmeObject(pathwise_nvme* skel, int ncpus) : skel_(skel), ncpus_(ncpus) {}
+  explicit NvmeObject(pathwise_nvme* skel) : skel_(skel) {}
 
   pathwise_nvme* skel_;
-  int ncpus_;
 };
 
 // The outcome of one attempt to attach the nvme object.
@@ -75,7 +68,7 @@ struct NvmeAttach {
 // Finds nvme-core's BTF (module or vmlinux), reads the nvme_request layout
 // and loads the object, tp_btf first and raw_tp otherwise. kNotLoaded when
 // nvme-core is not loaded yet.
-NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd, int ncpus);
+NvmeAttach AttachNvme(int path_map_fd, int counters_map_fd);
 
 // Whether nvme-core is loaded now (a kNotLoaded attach is worth retrying).
 bool NvmeCoreLoaded();

@@ -23,35 +23,28 @@ bool ReadBpfStatsSysctl() {
 }
 
 // Per-path statistics: every device with a pw_path entry (failovers are
-// counted without the nvme object), with the nvme object's counters.
+// counted without the nvme program); NVMe status classes and retries only
+// while the nvme program is attached (else nothing counts them).
 std::vector<PathSample> MergePaths(const BlockSample& block,
-                                   const NvmeSample* nvme) {
-  std::map<uint32_t, PathSample> paths;
-  auto entry = [&](uint32_t dev) -> PathSample& {
-    PathSample& p = paths[dev];
+                                   bool nvme_attached) {
+  std::vector<PathSample> out;
+  out.reserve(block.paths.size());
+  for (const auto& [dev, c] : block.paths) {  // sorted by the kernel dev_t
+    PathSample& p = out.emplace_back();
     p.dev = model::DevId::FromKernel(dev);
     if (auto it = block.disk_names.find(dev); it != block.disk_names.end()) {
       p.disk = it->second;
     }
-    return p;
-  };
-  for (const auto& [dev, n] : block.failovers) entry(dev).stats.failovers = n;
-  if (nvme) {
-    for (auto& [dev, p] : paths) p.stats.errors_by_class.emplace();
-    for (const auto& [dev, c] : nvme->paths) {
-      PathSample& p = entry(dev);
+    p.stats.failovers = c.failovers;
+    if (nvme_attached) {
       p.stats.errors_by_class = c.errors_by_class;
       p.stats.retries = c.retries;
     }
   }
-  std::vector<PathSample> out;
-  out.reserve(paths.size());
-  for (auto& [dev, p] : paths) out.push_back(std::move(p));
-  return out;  // sorted by dev: the map's order is the kernel dev_t's
+  return out;
 }
 
-void FillDrops(const BlockSample& block, const NvmeSample* nvme,
-               SamplerSnapshot& snap) {
+void FillDrops(const BlockSample& block, SamplerSnapshot& snap) {
   auto drop = [&](model::DropReason r) -> uint64_t& {
     return snap.dropped[static_cast<size_t>(r)];
   };
@@ -59,7 +52,7 @@ void FillDrops(const BlockSample& block, const NvmeSample* nvme,
   drop(model::DropReason::kNoStartTime) = block.dropped_no_start_time;
   drop(model::DropReason::kIoMapFull) = block.dropped_io_map_full;
   drop(model::DropReason::kPathMapFull) =
-      block.dropped_path_map_full + (nvme ? nvme->dropped_path_map_full : 0);
+      block.dropped_path_map_full + block.dropped_nvme_path_map_full;
   uint64_t recursion = 0;
   for (const ProgramStats& p : snap.programs) recursion += p.recursion_misses;
   drop(model::DropReason::kRecursion) = recursion;
@@ -83,7 +76,7 @@ struct BpfSampler::Impl {
   }
 
   void AttachNvmeObject() {
-    nvme = AttachNvme(block->path_map_fd(), block->counters_map_fd(), ncpus);
+    nvme = AttachNvme(block->path_map_fd(), block->counters_map_fd());
   }
 };
 
@@ -198,14 +191,14 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
   snap.bpf_stats_enabled = im.stats_fd >= 0 || ReadBpfStatsSysctl();
   snap.start_from_kernel = block->start_from_kernel;
   snap.start_from_own = block->start_from_own;
-  snap.paths = MergePaths(*block, nvme ? &*nvme : nullptr);
+  snap.paths = MergePaths(*block, nvme.has_value());
   snap.io = std::move(block->io);
   snap.programs = std::move(block->programs);
   if (nvme) {
     for (ProgramStats& p : nvme->programs)
       snap.programs.push_back(std::move(p));
   }
-  FillDrops(*block, nvme ? &*nvme : nullptr, snap);
+  FillDrops(*block, snap);
   return snap;
 }
 
