@@ -72,7 +72,7 @@ model::Snapshot Pipeline::Collect() {
         RunStage("collector", topology_.impl->name(), topology_.last_error,
                  [&] { return topology_.impl->Read(snap.topology); }));
   }
-  collectors::IoReading io;
+  model::IoReading io;
   for (Stage<collectors::IoSource>& s : io_) {
     snap.collectors.push_back(
         RunStage("collector", s.impl->name(), s.last_error,
@@ -88,7 +88,7 @@ model::Snapshot Pipeline::Collect() {
         }));
     snap.scoring = std::move(scoring);
   }
-  std::move(io).MoveInto(snap);
+  static_cast<model::IoReading&>(snap) = std::move(io);
   return snap;
 }
 

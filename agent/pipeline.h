@@ -1,7 +1,7 @@
 // One collection as an explicit sequence of typed stages:
 //
 //   topology source  -> model::Topology
-//   I/O sources      (topology)             -> collectors::IoReading
+//   I/O sources      (topology)             -> model::IoReading
 //   derive: scoring  (topology, I/O)        -> model::Scoring
 //   [the agent numbers and publishes the snapshot]
 //   actuators        (published snapshot)   -> act on the system (opt-in)
@@ -46,7 +46,8 @@ class Actuator {
 class Pipeline {
  public:
   void SetTopologySource(std::unique_ptr<collectors::TopologySource> source);
-  // I/O sources run in the order added, each adding to the same IoReading.
+  // I/O sources run in the order added, each adding to the same
+  // model::IoReading.
   void AddIoSource(std::unique_ptr<collectors::IoSource> source);
   void SetScoring(std::unique_ptr<scoring::ScoringStage> stage);
   void AddActuator(std::unique_ptr<Actuator> actuator);

@@ -33,8 +33,7 @@ bool IsNvmePathDiskName(absl::string_view name) {
 }
 
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
-                    const model::Topology& topo, IoReading& io) {
-
+                    const model::Topology& topo, model::IoReading& io) {
   // Sum by disk name: a name may have had several dev_t over time (a path
   // deleted and re-created); its counters stay monotonic.
   std::map<std::string, OpMap, std::less<>> by_name;
@@ -105,14 +104,14 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
     }
   }
   io.sampler = std::move(st);
-  io.io_source = "bpf";
+  io.io_source = model::IoSource::kBpf;
 }
 
 absl::Status BpfIoCollector::Read(const model::Topology& topology,
-                                  IoReading& io) {
+                                  model::IoReading& io) {
   absl::StatusOr<bpf::SamplerSnapshot> samples = sampler_->Read();
   if (!samples.ok()) {
-    io.io_source = "bpf";
+    io.io_source = model::IoSource::kBpf;
     return samples.status();
   }
   if (samples->nvme_state != nvme_state_) {

@@ -32,11 +32,11 @@ enum class DeviceScope {
 bool IsNvmePathDiskName(absl::string_view name);
 
 // Joins `samples` with `topology` and fills io's path_io, head_io,
-// path_nvme, device_io (kAll only), sampler and io_source ("bpf").
+// path_nvme, device_io (kAll only), sampler and io_source (kBpf).
 // Pure: no BPF, no I/O. Every topology path and head gets read and write
 // series (zero until it does I/O), other ops once they occur.
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
-                    const model::Topology& topology, IoReading& io);
+                    const model::Topology& topology, model::IoReading& io);
 
 class BpfIoCollector : public IoSource {
  public:
@@ -44,7 +44,8 @@ class BpfIoCollector : public IoSource {
       : sampler_(std::move(sampler)), scope_(scope) {}
 
   absl::string_view name() const override { return "bpf_io"; }
-  absl::Status Read(const model::Topology& topology, IoReading& io) override;
+  absl::Status Read(const model::Topology& topology,
+                    model::IoReading& io) override;
 
  private:
   std::unique_ptr<bpf::BpfSampler> sampler_;  // detaches on destruction

@@ -21,22 +21,6 @@
 
 namespace pathwise::collectors {
 
-// The I/O part of a snapshot, as the I/O sources hand it on (to scoring and
-// to the published model::Snapshot; the fields mean what the snapshot's
-// fields of the same name mean).
-struct IoReading {
-  std::map<std::string, model::IoStats, std::less<>> path_io;
-  std::map<std::string, model::IoStats, std::less<>> head_io;
-  std::map<std::string, model::PathNvmeStats, std::less<>> path_nvme;
-  std::map<std::string, model::IoStats, std::less<>> device_io;
-  std::optional<model::SamplerStats> sampler;
-  // "sysfs" or "bpf"; empty while no I/O source ran.
-  std::string io_source;
-
-  // Moves every field into the snapshot's field of the same name.
-  void MoveInto(model::Snapshot& snapshot) &&;
-};
-
 // Scans the NVMe topology (subsystems, heads, paths, controllers).
 class TopologySource {
  public:
@@ -49,13 +33,14 @@ class TopologySource {
 
 // Reads I/O statistics for the devices of `topology` (this collection's,
 // possibly partial when the topology source failed). Several I/O sources add
-// to the same IoReading in order.
+// to the same model::IoReading in order.
 class IoSource {
  public:
   virtual ~IoSource() = default;
   // Stable name, used as the `collector` label.
   virtual absl::string_view name() const = 0;
-  virtual absl::Status Read(const model::Topology& topology, IoReading& io) = 0;
+  virtual absl::Status Read(const model::Topology& topology,
+                            model::IoReading& io) = 0;
 };
 
 // Accumulates a source's errors into one status: the first error's message

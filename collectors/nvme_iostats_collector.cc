@@ -6,7 +6,7 @@
 namespace pathwise::collectors {
 
 absl::Status NvmeIoStatsCollector::Read(const model::Topology& topology,
-                                        IoReading& io) {
+                                        model::IoReading& io) {
   ErrorList errors;
   auto read = [&](const std::string& dev,
                   std::map<std::string, model::IoStats, std::less<>>& out) {
@@ -26,7 +26,9 @@ absl::Status NvmeIoStatsCollector::Read(const model::Topology& topology,
   };
   for (const model::Path& p : topology.paths) read(p.name, io.path_io);
   for (const model::Head& h : topology.heads) read(h.name, io.head_io);
-  if (io.io_source.empty()) io.io_source = "sysfs";
+  if (io.io_source == model::IoSource::kNone) {
+    io.io_source = model::IoSource::kSysfs;
+  }
   return errors.ToStatus();
 }
 

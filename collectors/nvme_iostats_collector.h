@@ -19,7 +19,8 @@ class NvmeIoStatsCollector : public IoSource {
       : reader_(std::move(reader)) {}
 
   absl::string_view name() const override { return "nvme_iostats"; }
-  absl::Status Read(const model::Topology& topology, IoReading& io) override;
+  absl::Status Read(const model::Topology& topology,
+                    model::IoReading& io) override;
 
  private:
   SysfsReader reader_;

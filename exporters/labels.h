@@ -162,6 +162,19 @@ constexpr absl::string_view DropReasonLabel(model::DropReason r) {
   return "unknown";
 }
 
+// The `source` label of pathwise_sampler_info; "" for kNone.
+constexpr absl::string_view IoSourceLabel(model::IoSource s) {
+  switch (s) {
+    case model::IoSource::kSysfs:
+      return "sysfs";
+    case model::IoSource::kBpf:
+      return "bpf";
+    case model::IoSource::kNone:
+      break;
+  }
+  return "";
+}
+
 // What the views show for a state that may be one the model does not know:
 // the label of a known value, else the kernel's string verbatim ("" when
 // nothing was reported).

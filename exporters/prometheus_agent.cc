@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/labels.h"
 #include "exporters/prometheus_internal.h"
 
 namespace pathwise::exporters::internal {
@@ -43,8 +44,9 @@ void AddAgentFamilies(const model::Snapshot& snapshot,
              "Where the I/O statistics come from: sysfs stat files or the eBPF "
              "sampler.",
              MetricType::Gauge);
-  if (!snapshot.io_source.empty()) {
-    AddGauge(sampler, {{"source", snapshot.io_source}}, 1);
+  if (snapshot.io_source != model::IoSource::kNone) {
+    AddGauge(sampler,
+             {{"source", std::string(IoSourceLabel(snapshot.io_source))}}, 1);
   }
   Push(out, std::move(sampler));
 

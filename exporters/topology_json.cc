@@ -228,7 +228,7 @@ json SnapshotToJson(const model::Snapshot& snap) {
           ? json(nullptr)
           : json(absl::FormatTime(absl::RFC3339_full, snap.collected_at,
                                   absl::UTCTimeZone()));
-  j["io_source"] = snap.io_source;
+  j["io_source"] = std::string(IoSourceLabel(snap.io_source));
   j["topology_changes_total"] = snap.topology_changes_total;
   json collectors = json::array();
   for (const model::CollectorResult& r : snap.collectors) {

@@ -72,7 +72,7 @@ Snapshot MakeSyntheticSnapshot(const SyntheticShape& shape) {
     }
   }
   t.Sort();
-  snap.io_source = "sysfs";
+  snap.io_source = model::IoSource::kSysfs;
   snap.collectors = {{"nvme_topology", 0, true, ""},
                      {"nvme_iostats", 0, true, ""}};
   snap.generation = 1;

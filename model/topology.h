@@ -201,20 +201,24 @@ struct CollectorResult {
   std::string error;  // first error, "" on success
 };
 
-struct Snapshot {
-  Topology topology;
+// The I/O part of a snapshot: what the pipeline's I/O sources produce
+// (collectors::IoSource), handed on to scoring and published as part of the
+// Snapshot.
+struct IoReading {
   // Keyed by kernel block device name (path or head).
   std::map<std::string, IoStats, std::less<>> path_io;
   std::map<std::string, IoStats, std::less<>> head_io;
-  // Where the I/O statistics come from: "sysfs" (stat files) or "bpf".
-  // Empty when no I/O collector ran.
-  std::string io_source;
+  IoSource io_source = IoSource::kNone;
   // BPF sampler only: per-path NVMe statistics (keyed by path name), I/O of
   // block devices outside the NVMe topology (keyed by disk name, filled with
   // --devices=all), and the sampler's own statistics.
   std::map<std::string, PathNvmeStats, std::less<>> path_nvme;
   std::map<std::string, IoStats, std::less<>> device_io;
   std::optional<SamplerStats> sampler;
+};
+
+struct Snapshot : IoReading {
+  Topology topology;
   // Path scoring; nullopt when the scoring stage did not run.
   std::optional<Scoring> scoring;
 

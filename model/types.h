@@ -60,6 +60,10 @@ inline constexpr std::array<PathHealth, kPathHealthCount> kAllPathHealth = {
     PathHealth::kHealthy, PathHealth::kDegraded, PathHealth::kFailed,
     PathHealth::kIdle};
 
+// Where a snapshot's I/O statistics come from: the sysfs stat files or the
+// eBPF sampler; kNone while no I/O source ran.
+enum class IoSource : uint8_t { kNone, kSysfs, kBpf };
+
 // A subsystem's multipath I/O policy. kUnknown: not reported, or a policy
 // this version does not know (the subsystem keeps the kernel's string).
 enum class Iopolicy : uint8_t { kUnknown, kNuma, kRoundRobin, kQueueDepth };

@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto scope = in.ConsumeBool()
                          ? pathwise::collectors::DeviceScope::kAll
                          : pathwise::collectors::DeviceScope::kNvme;
-  pathwise::collectors::IoReading io;
+  pathwise::model::IoReading io;
   pathwise::collectors::JoinBpfSamples(s, scope, built.topology, io);
 
   // Every topology path and head gets read and write series.

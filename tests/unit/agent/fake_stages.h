@@ -61,7 +61,7 @@ class CountingIo : public collectors::IoSource {
         reads_(reads) {}
   absl::string_view name() const override { return name_; }
   absl::Status Read(const model::Topology& topology,
-                    collectors::IoReading& io) override {
+                    model::IoReading& io) override {
     if (trace_ != nullptr) trace_->push_back(name_);
     paths_seen_ = topology.paths.size();
     total_ += reads_;
@@ -70,7 +70,7 @@ class CountingIo : public collectors::IoSource {
       r.completed = total_;
       r.time_ns = total_ * 1000000;
     }
-    io.io_source = name_;
+    io.io_source = model::IoSource::kSysfs;
     return status_;
   }
   size_t paths_seen() const { return paths_seen_; }

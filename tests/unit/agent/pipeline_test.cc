@@ -41,7 +41,7 @@ class HeadIo : public collectors::IoSource {
   explicit HeadIo(std::vector<std::string>* trace) : trace_(trace) {}
   absl::string_view name() const override { return "head_io"; }
   absl::Status Read(const model::Topology& topology,
-                    collectors::IoReading& io) override {
+                    model::IoReading& io) override {
     trace_->push_back("head_io");
     paths_before = io.path_io.size();
     for (const model::Head& h : topology.heads) io.head_io[h.name] = {};
@@ -82,7 +82,7 @@ TEST(Pipeline, RunsStagesInOrderAndHandsEachItsInputs) {
   // I/O -> snapshot: both sources' parts are published.
   EXPECT_THAT(first.path_io, SizeIs(2));
   EXPECT_THAT(first.head_io, SizeIs(1));
-  EXPECT_EQ(first.io_source, "fake_io");
+  EXPECT_EQ(first.io_source, model::IoSource::kSysfs);
   // Topology + I/O -> scoring: every path scored; no deltas yet.
   ASSERT_TRUE(first.scoring.has_value());
   EXPECT_THAT(first.scoring->paths, SizeIs(2));
@@ -170,7 +170,7 @@ TEST(Pipeline, WithoutStagesACollectionIsEmpty) {
   model::Snapshot s = p.Collect();
   EXPECT_THAT(s.collectors, IsEmpty());
   EXPECT_FALSE(s.scoring.has_value());
-  EXPECT_EQ(s.io_source, "");
+  EXPECT_EQ(s.io_source, model::IoSource::kNone);
 }
 
 // Records what it was given and whether that snapshot was already published.

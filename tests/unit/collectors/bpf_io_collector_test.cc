@@ -22,7 +22,7 @@ model::Snapshot Topology() {
   model::Snapshot s = model::MakeSyntheticSnapshot({1, 1, 2});
   s.path_io.clear();
   s.head_io.clear();
-  s.io_source.clear();
+  s.io_source = model::IoSource::kNone;
   s.collectors = {{"nvme_topology", 0, true, ""}, {"bpf_io", 0, true, ""}};
   return s;
 }
@@ -31,9 +31,9 @@ model::Snapshot Topology() {
 // snapshot.
 void JoinBpfSamples(const SamplerSnapshot& samples, DeviceScope scope,
                     model::Snapshot& snap) {
-  IoReading io;
+  model::IoReading io;
   collectors::JoinBpfSamples(samples, scope, snap.topology, io);
-  std::move(io).MoveInto(snap);
+  static_cast<model::IoReading&>(snap) = std::move(io);
 }
 
 DeviceIo Io(uint32_t minor, std::string disk, bpf::Op op,
@@ -91,7 +91,7 @@ SamplerSnapshot Samples() {
 TEST(BpfJoinTest, PathsByNameHeadIsExactMergeOfItsPaths) {
   model::Snapshot snap = Topology();
   JoinBpfSamples(Samples(), DeviceScope::kNvme, snap);
-  EXPECT_EQ(snap.io_source, "bpf");
+  EXPECT_EQ(snap.io_source, model::IoSource::kBpf);
 
   const model::IoStats& p0 = snap.path_io.at("nvme0c0n1");
   const model::IoStats& p1 = snap.path_io.at("nvme0c1n1");

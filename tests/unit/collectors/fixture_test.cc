@@ -198,7 +198,7 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
   }
   EXPECT_NE(t.paths[0].controller, t.paths[1].controller);
   ASSERT_TRUE(s.head_io.contains(head.name));
-  EXPECT_EQ(s.io_source, "sysfs");
+  EXPECT_EQ(s.io_source, model::IoSource::kSysfs);
 }
 
 TEST_P(CapturedFixtureTest, ExpositionMatchesGolden) {

@@ -182,7 +182,7 @@ TEST(Exposition, BeforeFirstCollectionOnlyBuildInfo) {
 
 TEST(Exposition, NoNvmeGivesOnlyBuildAndSelfMetrics) {
   model::Snapshot s;
-  s.io_source = "sysfs";
+  s.io_source = model::IoSource::kSysfs;
   s.collectors = {{"nvme_topology", 0, true, ""},
                   {"nvme_iostats", 0, true, ""}};
   auto fams = BuildFamilies(&s, kBuild);

@@ -64,7 +64,7 @@ model::Snapshot RichSnapshot() {
   sc.iopolicy_recommended["nvme-subsys0"] = {model::Iopolicy::kQueueDepth,
                                              "imbalance"};
   s.scoring = sc;
-  s.io_source = "bpf";
+  s.io_source = model::IoSource::kBpf;
   s.generation = 7;
   s.collected_at = absl::FromUnixSeconds(1700000000);
   return s;
