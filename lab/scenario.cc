@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "collectors/kernel_strings.h"
 
 namespace pathwise::lab {
 namespace {
@@ -121,9 +123,13 @@ absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi) {
   return v;
 }
 
-bool ValidAna(absl::string_view s) {
-  return s == "optimized" || s == "non-optimized" || s == "inaccessible" ||
-         s == "persistent-loss" || s == "change";
+// An ANA state as the kernel spells it (the scenario speaks sysfs's
+// language).
+bool ParseAna(absl::string_view s, model::AnaState* out) {
+  std::optional<model::AnaState> a = collectors::ParseAnaState(s);
+  if (!a) return false;
+  *out = *a;
+  return true;
 }
 
 class Parser {
@@ -367,8 +373,7 @@ class Parser {
       if (key == "mss") return SetInt(v, 64, 65536, &p.mss);
       if (key == "numa_node") return SetInt(v, -1, 1023, &p.numa_node);
       if (key == "ana") {
-        if (!ValidAna(v)) return Bad("ANA state", v);
-        p.ana = std::string(v);
+        if (!ParseAna(v, &p.ana)) return Bad("ANA state", v);
         return absl::OkStatus();
       }
     } else if (section_ == "policy latency" || section_ == "policy pathwise") {
@@ -430,8 +435,7 @@ class Parser {
       pe.event.kind = EventKind::kUp;
     } else if (action == "ana") {
       pe.event.kind = EventKind::kAna;
-      if (!ValidAna(w[3])) return Bad("ANA state", w[3]);
-      pe.event.ana = std::string(w[3]);
+      if (!ParseAna(w[3], &pe.event.ana)) return Bad("ANA state", w[3]);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown event '", action, "' (want delay, loss, down, up or ana)"));

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/types.h"
 #include "policy/policy.h"
 
 namespace pathwise::lab {
@@ -37,7 +38,7 @@ struct PathSpec {
   int queues = 0;                // TCP connections; 0: one per CPU
   int mss = 1448;                // TCP segment payload, for loss
   int numa_node = 0;
-  std::string ana = "optimized";
+  model::AnaState ana = model::AnaState::kOptimized;
 };
 
 enum class EventKind { kDelay, kLoss, kDown, kUp, kAna };
@@ -48,7 +49,7 @@ struct Event {
   EventKind kind = EventKind::kDelay;
   int64_t delay_ns = 0;  // kDelay: extra round-trip delay from now on
   double loss = 0;       // kLoss: per-segment loss probability from now on
-  std::string ana;       // kAna
+  model::AnaState ana = model::AnaState::kOptimized;  // kAna
 };
 
 struct Workload {

@@ -13,6 +13,7 @@
 #include "lab/tcp.h"
 #include "policy/selector.h"
 #include "policy/selectors.h"
+#include "scoring/scoring.h"
 
 namespace pathwise::lab {
 namespace {
@@ -52,7 +53,7 @@ class Sim {
           tcp(queues, static_cast<int>((w.bs + spec.mss - 1) / spec.mss) + 2),
           target(spec, w.bs) {}
     bool up = true;
-    std::string ana;
+    model::AnaState ana;
     int64_t extra_delay_ns = 0;
     TcpPath tcp;
     Target target;
@@ -124,8 +125,9 @@ bool Sim<S>::UpdatePaths() {
   for (int i = 0; i < n_; ++i) {
     const PathState& p = paths_[i];
     policy::PathInfo& info = path_info_[i];
-    info.optimized = p.ana == "optimized";
-    info.usable = p.up && (info.optimized || p.ana == "non-optimized");
+    info.optimized = p.ana == model::AnaState::kOptimized;
+    info.usable =
+        p.up && scoring::IsUsable(p.ana, model::ControllerState::kLive);
     any_usable_ = any_usable_ || info.usable;
   }
   selector_.SetPaths(path_info_);
