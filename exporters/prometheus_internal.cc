@@ -53,6 +53,10 @@ void Push(std::vector<MetricFamily>& out, MetricFamily f) {
   if (!f.metric.empty()) out.push_back(std::move(f));
 }
 
+Labels HeadLabels(const model::Head& h) {
+  return {{"subsystem", h.subsystem}, {"head", h.name}};
+}
+
 Labels PathLabels(const model::Path& p) {
   return {{"subsystem", p.subsystem},
           {"head", p.head},

@@ -33,6 +33,10 @@ Labels With(Labels base,
 void Push(std::vector<prometheus::MetricFamily>& out,
           prometheus::MetricFamily f);
 
+// The label set that identifies a head in every per-head family: subsystem,
+// head.
+Labels HeadLabels(const model::Head& h);
+
 // The label set that identifies a path in every per-path family:
 // subsystem, head, path, controller (in that order).
 Labels PathLabels(const model::Path& p);

@@ -93,7 +93,7 @@ void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
   IoFamilies head_io("head");
   for (const model::Head& h : topo.heads) {
     if (auto it = snapshot.head_io.find(h.name); it != snapshot.head_io.end()) {
-      head_io.Add({{"subsystem", h.subsystem}, {"head", h.name}}, it->second);
+      head_io.Add(HeadLabels(h), it->second);
     }
   }
   head_io.MoveTo(out);

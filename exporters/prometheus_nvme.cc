@@ -57,9 +57,9 @@ void AddSamplerFamilies(const model::Snapshot& snapshot,
              "Events the eBPF sampler could not account, by reason.",
              MetricType::Counter);
   for (model::DropReason reason : model::kAllDropReasons) {
-    AddCounter(dropped, {{"reason", std::string(DropReasonLabel(reason))}},
-               static_cast<double>(
-                   snapshot.sampler->dropped[model::Index(reason)]));
+    AddCounter(
+        dropped, {{"reason", std::string(DropReasonLabel(reason))}},
+        static_cast<double>(snapshot.sampler->dropped[model::Index(reason)]));
   }
   Push(out, std::move(dropped));
   MetricFamily run_seconds =

@@ -85,15 +85,13 @@ void AddHeadScoringFamilies(const model::Topology& topo,
     auto it = scoring.heads.find(h.name);
     if (it == scoring.heads.end()) continue;
     for (model::PathHealth st : model::kAllPathHealth) {
-      AddGauge(head_paths,
-               {{"subsystem", h.subsystem},
-                {"head", h.name},
-                {"state", std::string(PathHealthLabel(st))}},
-               it->second.paths_by_state[model::Index(st)]);
+      AddGauge(
+          head_paths,
+          With(HeadLabels(h), {{"state", std::string(PathHealthLabel(st))}}),
+          it->second.paths_by_state[model::Index(st)]);
     }
     if (it->second.latency_imbalance_ratio) {
-      AddGauge(imbalance, {{"subsystem", h.subsystem}, {"head", h.name}},
-               *it->second.latency_imbalance_ratio);
+      AddGauge(imbalance, HeadLabels(h), *it->second.latency_imbalance_ratio);
     }
   }
   Push(out, std::move(head_paths));

@@ -35,9 +35,8 @@ void AddSubsystemAndHeadFamilies(const model::Topology& topo,
              MetricType::Gauge);
   for (const model::Head& h : topo.heads) {
     AddGauge(head_info,
-             {{"subsystem", h.subsystem},
-              {"head", h.name},
-              {"nsid", h.nsid ? std::to_string(h.nsid) : std::string()}},
+             With(HeadLabels(h),
+                  {{"nsid", h.nsid ? std::to_string(h.nsid) : std::string()}}),
              1);
   }
   Push(out, std::move(head_info));
