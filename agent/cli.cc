@@ -82,7 +82,7 @@ Commands BuildApp(CLI::App& app, Options* o) {
   c.serve = app.add_subcommand(
       "serve",
       "(default) run the agent: collect every --interval and serve "
-      "/metrics, /healthz, /api/v1/topology, /api/v1/snapshot, /");
+      "/metrics, /healthz, /livez, /api/v1/topology, /api/v1/snapshot, /");
   AddServeFlags(*c.serve, o);
 
   c.snapshot = app.add_subcommand(

@@ -76,6 +76,13 @@ HttpResponse HealthzResponse(const model::Health& health) {
   return {health.ok() ? 200 : 503, kPlain, std::move(body)};
 }
 
+HttpResponse LivezResponse(const model::Health& health) {
+  if (health.live) return {200, kPlain, "ok\n"};
+  std::string body = health.reason + "\n";
+  ReplaceInvalidUtf8(body);
+  return {503, kPlain, std::move(body)};
+}
+
 std::string LandingPage(const BuildInfo& build) {
   return absl::StrCat(
       "<!DOCTYPE html>\n<html><head><title>pathwise</title></head><body>\n"
@@ -84,7 +91,10 @@ std::string LandingPage(const BuildInfo& build) {
       build.version, " (", build.revision,
       ").</p>\n<ul>\n"
       "<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
-      "<li><a href=\"/healthz\">/healthz</a>: health</li>\n"
+      "<li><a href=\"/healthz\">/healthz</a>: ready (every stage of a "
+      "collection succeeded, and collections keep coming)</li>\n"
+      "<li><a href=\"/livez\">/livez</a>: alive (collections keep coming, "
+      "whether or not every stage succeeds)</li>\n"
       "<li><a href=\"/api/v1/topology\">/api/v1/topology</a>: topology "
       "(JSON)</li>\n"
       "<li><a href=\"/api/v1/snapshot\">/api/v1/snapshot</a>: the whole "
@@ -99,8 +109,9 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
   routes["/metrics"] = [metrics] {
     return HttpResponse{200, kTextContentType, "", metrics->Text()};
   };
-  routes["/healthz"] = [health = std::move(health)] {
-    return HealthzResponse(health());
+  routes["/healthz"] = [health] { return HealthzResponse(health()); };
+  routes["/livez"] = [health = std::move(health)] {
+    return LivezResponse(health());
   };
   routes["/api/v1/topology"] = [&store] {
     std::shared_ptr<const model::Snapshot> snap = store.Load();

@@ -33,6 +33,12 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
 // per stage of the latest collection.
 HttpResponse HealthzResponse(const model::Health& health);
 
+// /livez: 200 while collections keep coming (health.live), even when a stage
+// keeps failing (malformed sysfs, a state this version does not know): a
+// liveness probe must not restart an agent that is working but reporting a
+// fault, which /healthz (readiness) does report.
+HttpResponse LivezResponse(const model::Health& health);
+
 std::string LandingPage(const BuildInfo& build);
 
 }  // namespace pathwise::exporters

@@ -136,9 +136,9 @@ check("DaemonSet: tolerates every taint", () => {
 check("DaemonSet: cpu and memory requests and limits", () => {
   for (const kind of ["requests", "limits"]) for (const r of ["cpu", "memory"]) assert.ok(c.resources?.[kind]?.[r], `${kind}.${r}`);
 });
-check("DaemonSet: liveness and readiness GET /healthz on the metrics port", () => {
-  for (const p of [c.livenessProbe, c.readinessProbe]) {
-    assert.equal(p.httpGet.path, "/healthz");
+check("DaemonSet: liveness GET /livez, readiness GET /healthz, on the metrics port", () => {
+  for (const [p, path] of [[c.livenessProbe, "/livez"], [c.readinessProbe, "/healthz"]]) {
+    assert.equal(p.httpGet.path, path);
     const port = p.httpGet.port;
     assert.ok(port === c.ports[0].containerPort || port === c.ports[0].name, `port ${port}`);
   }

@@ -145,8 +145,8 @@ TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
   EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(r, HasSubstr("Content-Type: text/html; charset=utf-8"));
   EXPECT_EQ(Body(r), LandingPage({"1.2.3", "abc"}));
-  for (const char* route :
-       {"/metrics", "/healthz", "/api/v1/topology", "/api/v1/snapshot"}) {
+  for (const char* route : {"/metrics", "/healthz", "/livez",
+                            "/api/v1/topology", "/api/v1/snapshot"}) {
     EXPECT_THAT(Body(r), HasSubstr(absl::StrCat("href=\"", route, "\"")));
   }
   EXPECT_THAT(Body(r), HasSubstr("Version 1.2.3 (abc)"));
@@ -254,6 +254,26 @@ TEST_F(HttpRoutesTest, HealthzRendersTypedHealth) {
   EXPECT_THAT(r, StartsWith("HTTP/1.1 503"));
   EXPECT_THAT(Body(r), StartsWith("unhealthy: last collection 20s ago\n"
                                   "collector nvme_topology: ok\n"));
+}
+
+TEST_F(HttpRoutesTest, LivezIsAliveWhileCollectionsComeEvenIfNeverReady) {
+  model::Health h;
+  h.ready = false;  // a stage has failed on every collection so far
+  h.live = true;
+  h.reason = "not ready: no collection has succeeded yet";
+  h.stages = {{"nvme_topology", 0.1, false, "unknown controller state"}};
+  SetHealth(h);
+  EXPECT_THAT(Request(port_, "GET", "/healthz"), StartsWith("HTTP/1.1 503"));
+  std::string r = Request(port_, "GET", "/livez");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 200 OK"));
+  EXPECT_EQ(Body(r), "ok\n");
+
+  h.live = false;  // collections stopped coming: restart it
+  h.reason = "unhealthy: last collection 20s ago";
+  SetHealth(h);
+  r = Request(port_, "GET", "/livez");
+  EXPECT_THAT(r, StartsWith("HTTP/1.1 503"));
+  EXPECT_EQ(Body(r), "unhealthy: last collection 20s ago\n");
 }
 
 // civetweb answers what it cannot parse itself, with its own 400 page.
