@@ -11,7 +11,7 @@
 # last fault is cleared and the agent has settled. Fails when:
 #  - RSS at the end is more than 5 % above the start (median of 5 samples);
 #  - the series count does not return to its start value (60 s allowed);
-#  - a counter goes backwards: a *_total, *_count, *_sum or *_bucket sample
+#  - a counter goes backwards: a *_total, or histogram *_count or *_sum, sample
 #    lower than in the previous successful scrape that had the same label
 #    set. A series absent from one or more successful scrapes (its path or
 #    controller was gone) may come back lower: Prometheus sees a new series
@@ -91,7 +91,7 @@ cat >$d/extract.awk <<'AWK'
   sub(/ [^ ]*$/, "", key)
   name = key
   sub(/\{.*/, "", name)
-  if (name ~ /_(total|count|sum|bucket)$/) print seq "\t" key "\t" $NF >>out
+  if (name ~ /_(total|count|sum)$/) print seq "\t" key "\t" $NF >>out
   if (name == "pathwise_collector_success" && $NF != 1) failed = failed key ";"
 }
 END { print series + 0, (failed == "" ? "-" : failed) }
@@ -247,8 +247,13 @@ cp $d/scrapes.log "$TB_OUT/scrapes.log"
 # fio: ran throughout, no I/O error.
 fio_ok=1
 kill -0 "$fio_pid" 2>/dev/null || fio_ok=0
-kill -INT "$fio_pid" 2>/dev/null
+# fio writes its JSON when it stops on SIGTERM (a background job of a
+# non-interactive shell ignores SIGINT); a watchdog in case it does not.
+kill -TERM "$fio_pid" 2>/dev/null
+(sleep 30 && kill -KILL "$fio_pid") 2>/dev/null &
+fio_watchdog=$!
 wait "$fio_pid" 2>/dev/null
+kill "$fio_watchdog" 2>/dev/null
 sed -n '/^{/,$p' "$TB_OUT/fio.json" >$d/fio.json
 read -r fio_err fio_ios < <(jq -r '[([.jobs[].error] | add), ([.jobs[].read.total_ios] | add)] | @tsv' $d/fio.json)
 
