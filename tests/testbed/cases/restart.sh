@@ -205,9 +205,10 @@ tb_wait 2 eval '[[ -z $(pw_prog_ids) ]]' || fail "pathwise programs left: $(pw_p
 
 # --- fio: ran throughout, no I/O error.
 kill -0 "$fio_pid" 2>/dev/null || fail "fio exited early: $(cat "$TB_OUT/fio.err")"
-# fio writes its JSON when it stops on SIGTERM (a background job of a
-# non-interactive shell ignores SIGINT); a watchdog in case it does not.
-kill -TERM "$fio_pid" 2>/dev/null
+# fio writes its JSON when it stops on SIGTERM; $fio_pid is the subshell
+# running the tb_fio function, so the signal goes to its child, fio. A
+# watchdog in case it does not stop.
+kill -TERM $(cat "/proc/$fio_pid/task/$fio_pid/children" 2>/dev/null) 2>/dev/null
 (sleep 30 && kill -KILL "$fio_pid") 2>/dev/null &
 fio_watchdog=$!
 wait "$fio_pid" 2>/dev/null

@@ -247,9 +247,10 @@ cp $d/scrapes.log "$TB_OUT/scrapes.log"
 # fio: ran throughout, no I/O error.
 fio_ok=1
 kill -0 "$fio_pid" 2>/dev/null || fio_ok=0
-# fio writes its JSON when it stops on SIGTERM (a background job of a
-# non-interactive shell ignores SIGINT); a watchdog in case it does not.
-kill -TERM "$fio_pid" 2>/dev/null
+# fio writes its JSON when it stops on SIGTERM; $fio_pid is the subshell
+# running the tb_fio function, so the signal goes to its child, fio. A
+# watchdog in case it does not stop.
+kill -TERM $(cat "/proc/$fio_pid/task/$fio_pid/children" 2>/dev/null) 2>/dev/null
 (sleep 30 && kill -KILL "$fio_pid") 2>/dev/null &
 fio_watchdog=$!
 wait "$fio_pid" 2>/dev/null
