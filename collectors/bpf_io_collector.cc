@@ -2,10 +2,12 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "model/types.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::collectors {
@@ -54,6 +56,18 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
     const OpMap& ops = it == by_name.end() ? none : it->second;
     io.path_io[p.name] = ToModel(ops);
     if (auto h = heads.find(p.head); h != heads.end()) {
+      for (const auto& [op, stats] : ops) h->second[op].Merge(stats);
+    }
+  }
+  // ... and of the paths they had that have left (a controller deleted):
+  // the sampler keeps those counts, and a head that dropped them would see
+  // its counters go backwards while it still exists.
+  for (const auto& [name, ops] : by_name) {
+    if (paths.contains(name)) continue;
+    const std::optional<model::NvmePathName> path =
+        model::ParseNvmePathName(name);
+    if (!path) continue;
+    if (auto h = heads.find(model::HeadName(*path)); h != heads.end()) {
       for (const auto& [op, stats] : ops) h->second[op].Merge(stats);
     }
   }

@@ -128,6 +128,25 @@ TEST(BpfJoinTest, PathsByNameHeadIsExactMergeOfItsPaths) {
   EXPECT_TRUE(snap.device_io.empty());  // --devices=nvme
 }
 
+// A path that left (its controller deleted) keeps counting in its head:
+// the head's counters never go backwards while it exists.
+TEST(BpfJoinTest, HeadKeepsTheCountsOfAPathThatLeft) {
+  model::Snapshot before = Topology();
+  JoinBpfSamples(Samples(), DeviceScope::kNvme, before);
+  const uint64_t reads =
+      before.head_io.at("nvme0n1").op(model::Op::kRead)->completed;
+
+  model::Snapshot after = Topology();
+  std::erase_if(after.topology.paths,
+                [](const model::Path& p) { return p.name == "nvme0c0n1"; });
+  JoinBpfSamples(Samples(), DeviceScope::kNvme, after);
+  EXPECT_FALSE(after.path_io.contains("nvme0c0n1"));
+  const model::IoStats& head = after.head_io.at("nvme0n1");
+  EXPECT_EQ(head.op(model::Op::kRead)->completed, reads);
+  EXPECT_EQ(head.op(model::Op::kRead)->latency->Count(), reads);
+  EXPECT_EQ(head.op(model::Op::kPassthru)->completed, 1u);
+}
+
 TEST(BpfJoinTest, DevicesAllAddsOtherDisksOnly) {
   model::Snapshot snap = Topology();
   JoinBpfSamples(Samples(), DeviceScope::kAll, snap);
