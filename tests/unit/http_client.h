@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -15,22 +16,37 @@
 
 namespace pathwise::testing {
 
-// Sends `raw` as is to 127.0.0.1:`port`; returns everything read until the
-// server closes, or "connect failed".
-inline std::string RawRequest(int port, const std::string& raw) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+// A connected loopback socket to `port` whose reads and writes give up
+// after `timeout_ms` (so that a test fails instead of hanging); -1 on
+// failure.
+inline int Connect(int port, int timeout_ms = 5000) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     close(fd);
-    return "connect failed";
+    return -1;
   }
+  return fd;
+}
+
+// Sends `raw` as is to 127.0.0.1:`port`; returns everything read until the
+// server closes (or the 5 s receive timeout cuts the answer short), or
+// "connect failed".
+inline std::string RawRequest(int port, const std::string& raw) {
+  const int fd = Connect(port);
+  if (fd < 0) return "connect failed";
   size_t sent = 0;
   while (sent < raw.size()) {
-    const ssize_t n = write(fd, raw.data() + sent, raw.size() - sent);
-    if (n <= 0) break;  // the server may close early on a hostile request
+    const ssize_t n =
+        send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server may answer and close early
     sent += static_cast<size_t>(n);
   }
   std::string out;

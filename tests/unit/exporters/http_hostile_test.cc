@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "model/snapshot_store.h"
 #include "model/synthetic.h"
+#include "tests/unit/http_client.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -31,42 +32,11 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
 
-// A connected loopback socket whose reads and writes give up after
-// `timeout_ms` (so that a test fails instead of hanging); -1 on failure.
-int Connect(int port, int timeout_ms = 5000) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
+using ::pathwise::testing::Connect;
 
-// Sends `raw`, returns what comes back until the server closes (or the 5 s
-// receive timeout, after which the answer is cut short).
+// Sends `raw`, returns the whole answer.
 std::string Exchange(int port, const std::string& raw) {
-  const int fd = Connect(port);
-  if (fd < 0) return "connect failed";
-  size_t sent = 0;
-  while (sent < raw.size()) {
-    const ssize_t n =
-        send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server may answer and close early
-    sent += static_cast<size_t>(n);
-  }
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
-  close(fd);
-  return out;
+  return ::pathwise::testing::RawRequest(port, raw);
 }
 
 std::string Get(int port, const std::string& path) {
