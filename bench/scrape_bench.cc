@@ -62,8 +62,8 @@ BENCHMARK(BM_Serialize)->Unit(benchmark::kMillisecond);
 // /api/v1/snapshot: the whole snapshot as compact JSON (what a terminal view
 // polls).
 void BM_SnapshotJson(benchmark::State& state) {
-  const model::Snapshot snap = model::MakeSyntheticSnapshot(
-      ShapeFor(static_cast<int>(state.range(0))));
+  const model::Snapshot snap =
+      model::MakeSyntheticSnapshot(ShapeFor(static_cast<int>(state.range(0))));
   size_t bytes = 0;
   for (auto _ : state) {
     std::string body = exporters::SnapshotToJson(snap).dump();
