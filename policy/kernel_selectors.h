@@ -16,11 +16,27 @@
 
 namespace pathwise::policy {
 
+// What the three have in common: they learn nothing from completions and
+// only keep each path's in-flight count (queue-depth's input).
+class KernelSelector : public Selector {
+ public:
+  void OnSubmit(int path, const IoRequest&, int64_t) final {
+    table_.Submitted(path);
+  }
+  void OnComplete(int path, const IoRequest&, const Completion&) final {
+    table_.Left(path);
+  }
+  int inflight(int path) const final { return table_.InflightOrZero(path); }
+
+ protected:
+  PathTable table_;
+};
+
 // numa: the candidate nearest the submitting CPU's node (distance 10 on the
 // same node or when either node is unknown, 20 otherwise), first in list
 // order on ties; cached per node until SetPaths, as the kernel caches its
 // current path until a path changes.
-class NumaSelector final : public Selector {
+class NumaSelector final : public KernelSelector {
  public:
   Policy policy() const override { return Policy::kNuma; }
   void SetPaths(std::span<const PathInfo> paths) override;
@@ -32,13 +48,6 @@ class NumaSelector final : public Selector {
     }
     return Choose(io.numa_node, slot);
   }
-  void OnSubmit(int path, const IoRequest&, int64_t) override {
-    table_.Submitted(path);
-  }
-  void OnComplete(int path, const IoRequest&, const Completion&) override {
-    table_.Left(path);
-  }
-  int inflight(int path) const override { return table_.InflightOrZero(path); }
 
  private:
   // Unknown (< 0) nodes share slot 0.
@@ -47,13 +56,12 @@ class NumaSelector final : public Selector {
   }
   int Choose(int node, size_t slot);
 
-  PathTable table_;
   std::vector<int> current_;  // per node slot
 };
 
 // round-robin: the next candidate after the last one chosen, in list order,
 // per node of the submitting CPU (as the kernel rotates per node).
-class RoundRobinSelector final : public Selector {
+class RoundRobinSelector final : public KernelSelector {
  public:
   Policy policy() const override { return Policy::kRoundRobin; }
   void SetPaths(std::span<const PathInfo> paths) override;
@@ -68,37 +76,19 @@ class RoundRobinSelector final : public Selector {
     }
     return kNoPath;
   }
-  void OnSubmit(int path, const IoRequest&, int64_t) override {
-    table_.Submitted(path);
-  }
-  void OnComplete(int path, const IoRequest&, const Completion&) override {
-    table_.Left(path);
-  }
-  int inflight(int path) const override { return table_.InflightOrZero(path); }
 
  private:
-  PathTable table_;
   std::vector<int> last_;  // per node slot (unknown nodes: slot 0)
 };
 
 // queue-depth: the candidate with the fewest I/Os in flight, first in list
 // order on ties. The kernel counts per controller; a head's paths each have
 // their own controller, and a selector sees one head, so it counts per path.
-class QueueDepthSelector final : public Selector {
+class QueueDepthSelector final : public KernelSelector {
  public:
   Policy policy() const override { return Policy::kQueueDepth; }
   void SetPaths(std::span<const PathInfo> paths) override { table_.Set(paths); }
   int Select(const IoRequest&) override { return table_.LeastInFlight(); }
-  void OnSubmit(int path, const IoRequest&, int64_t) override {
-    table_.Submitted(path);
-  }
-  void OnComplete(int path, const IoRequest&, const Completion&) override {
-    table_.Left(path);
-  }
-  int inflight(int path) const override { return table_.InflightOrZero(path); }
-
- private:
-  PathTable table_;
 };
 
 }  // namespace pathwise::policy
