@@ -21,6 +21,16 @@ std::shared_ptr<const model::Snapshot> Agent::CollectOnce() {
   return published;
 }
 
+void Agent::Shutdown() {
+  model::Snapshot last = previous_ != nullptr ? *previous_ : model::Snapshot{};
+  if (!pipeline_.Stop(last) || previous_ == nullptr) return;
+  last.generation = ++generation_;
+  last.collected_at = absl::Now();
+  auto published = std::make_shared<const model::Snapshot>(std::move(last));
+  store_.Publish(published);
+  previous_ = std::move(published);
+}
+
 model::Health Agent::Health() const {
   model::Health h;
   std::shared_ptr<const model::Snapshot> snap = store_.Load();

@@ -26,6 +26,11 @@ class Agent {
   // it and returns it.
   std::shared_ptr<const model::Snapshot> CollectOnce();
 
+  // On exit, once the collection loop has ended: stops the actuators (they
+  // undo their changes) and republishes the last snapshot with their final
+  // report, so a scrape until the server stops sees the restores counted.
+  void Shutdown();
+
   // Ready once a collection has succeeded (every stage reported success);
   // live while collections keep coming (the last is no older than
   // 3 × interval + 5 s). Thread-safe.

@@ -8,11 +8,13 @@
 #ifndef PATHWISE_AGENT_CLI_H_
 #define PATHWISE_AGENT_CLI_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "control/iopolicy_decider.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
 
@@ -40,6 +42,12 @@ struct Options {
   // Path scoring (--ewma_shift, --degraded_ratio, --degraded_windows,
   // --idle_windows, --recover_windows, --reseed_ratio).
   scoring::Config scoring;
+  // serve: the iopolicy actuator (--actuate, --actuate_hold,
+  // --actuate_min_interval, --actuate_subsystems, --actuate_restore).
+  control::IopolicyActuatorConfig actuate;
+  // --kernel_queue_depth: whether the kernel has the queue-depth iopolicy;
+  // nullopt (auto): decided by its release (Linux >= 6.11).
+  std::optional<bool> kernel_queue_depth;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
   // Command::kHelp: what to print, the help of the command it was asked of

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
@@ -214,6 +215,89 @@ void AddScoring(CLI::App& app, scoring::Config* c) {
       "plain EWMA), else > 1.");
 }
 
+// The iopolicy actuator's flags and --kernel_queue_depth, which the advisor
+// and the actuator both follow.
+void AddKernelQueueDepth(CLI::App& app, Options* o) {
+  AddValue<std::optional<bool>>(
+      app, "kernel_queue_depth", &o->kernel_queue_depth,
+      [](absl::string_view t, std::optional<bool>* v) -> std::string {
+        if (t == "auto") {
+          *v = std::nullopt;
+        } else if (t == "true" || t == "false") {
+          *v = t == "true";
+        } else {
+          return "want auto, true or false";
+        }
+        return "";
+      },
+      "auto|true|false", "auto",
+      "Whether the kernel has the queue-depth iopolicy: auto (by its "
+      "release, Linux >= 6.11), true (e.g. a distribution kernel that "
+      "backported it) or false. The iopolicy advisor recommends "
+      "round-robin instead of queue-depth without it.");
+}
+
+std::string ParseActuateMode(absl::string_view text, model::ActuateMode* m) {
+  if (text == "off") {
+    *m = model::ActuateMode::kOff;
+  } else if (text == "dry-run") {
+    *m = model::ActuateMode::kDryRun;
+  } else if (text == "on") {
+    *m = model::ActuateMode::kOn;
+  } else {
+    return "want off, dry-run or on";
+  }
+  return "";
+}
+
+void AddActuate(CLI::App& app, Options* o) {
+  control::IopolicyActuatorConfig& c = o->actuate;
+  AddValue<model::ActuateMode>(
+      app, "actuate", &c.mode, ParseActuateMode, "off|dry-run|on", "off",
+      "Iopolicy actuator: off, dry-run (decide, log and export what it would "
+      "write, write nothing) or on (write the advised iopolicy to "
+      "/sys/class/nvme-subsystem/*/iopolicy, read it back; needs write "
+      "access there).");
+  auto duration = [](absl::string_view t, absl::Duration* d) {
+    std::string p = ParseDurationFlag(t, d);
+    return !p.empty() || *d >= absl::ZeroDuration() ? p
+                                                    : "must not be negative";
+  };
+  AddValue<absl::Duration>(
+      app, "actuate_hold", &c.hold, duration, "DURATION",
+      absl::FormatDuration(c.hold),
+      "Iopolicy actuator: how long the advisor must keep recommending a "
+      "policy before it is applied.");
+  AddValue<absl::Duration>(
+      app, "actuate_min_interval", &c.min_interval, duration, "DURATION",
+      absl::FormatDuration(c.min_interval),
+      "Iopolicy actuator: at most one change (or failed attempt) per "
+      "subsystem per this interval.");
+  AddValue<std::string>(
+      app, "actuate_subsystems", &c.subsystems,
+      [](absl::string_view t, std::string* v) {
+        *v = std::string(t);
+        return control::SubsystemRegexProblem(*v).empty()
+                   ? ""
+                   : "not a regular expression (ECMAScript)";
+      },
+      "REGEX", c.subsystems,
+      "Iopolicy actuator: only subsystems whose whole name (nvme-subsys0) or "
+      "whole NQN matches this regular expression are changed.");
+  app.add_flag("--actuate_restore", c.restore,
+               "Iopolicy actuator: on exit (SIGTERM, SIGINT), set each "
+               "subsystem pathwise changed back to the policy it found; "
+               "--actuate_restore=false leaves the last one.")
+      ->default_str("true")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text == "true" || text == "false") return "";
+            return absl::StrCat("invalid value \"", text,
+                                "\" for --actuate_restore: want true or false");
+          },
+          ""));
+}
+
 // What serve and snapshot share: collection and scoring.
 void AddCollection(CLI::App& app, Options* o) {
   AddInterval(app, o);
@@ -247,6 +331,7 @@ void AddCollection(CLI::App& app, Options* o) {
       "heads) or all (also every other disk, e.g. loop or sd, as "
       "pathwise_device_io_*{device}).");
   AddScoring(app, &o->scoring);
+  AddKernelQueueDepth(app, o);
 }
 
 // Whether `host` is a host name as RFC 1123 spells one: dot-separated
@@ -317,6 +402,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "Prometheus exporter-toolkit format (tls_server_config, "
       "basic_auth_users), read once at start. A bad file exits 2.");
   AddCollection(app, o);
+  AddActuate(app, o);
   AddLogLevel(app, o);
 }
 

@@ -25,6 +25,8 @@
 #include "collectors/nvme_topology_collector.h"
 #include "collectors/sysfs_namespace.h"
 #include "collectors/sysfs_reader.h"
+#include "control/iopolicy_actuator.h"
+#include "control/iopolicy_file.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -114,7 +116,49 @@ absl::Status AddIoSource(const Options& o,
   return absl::OkStatus();
 }
 
-// Sets up the pipeline's stages: topology, I/O, scoring. No actuator yet.
+// The iopolicy actuator (control/) as a pipeline stage.
+class IopolicyActuatorStage : public Actuator {
+ public:
+  explicit IopolicyActuatorStage(
+      std::unique_ptr<control::IopolicyActuator> impl)
+      : impl_(std::move(impl)) {}
+  absl::string_view name() const override { return impl_->name(); }
+  absl::Status Act(const model::Snapshot& published) override {
+    return impl_->Act(published);
+  }
+  void Report(model::Snapshot& next) const override {
+    next.actuator = impl_->Report();
+  }
+  void Stop() override { impl_->Stop(absl::Now()); }
+
+ private:
+  std::unique_ptr<control::IopolicyActuator> impl_;
+};
+
+// serve's actuators: the iopolicy actuator, also when off (it then only
+// exports its mode).
+absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
+  absl::StatusOr<std::unique_ptr<control::IopolicyActuator>> actuator =
+      control::IopolicyActuator::Create(
+          o.actuate,
+          std::make_unique<control::SysfsIopolicyFile>(o.sysfs_root));
+  if (!actuator.ok()) return actuator.status();
+  if (o.actuate.mode != model::ActuateMode::kOff) {
+    spdlog::info(
+        "iopolicy actuator: mode={} hold={} min_interval={} subsystems={} "
+        "restore={}",
+        o.actuate.mode == model::ActuateMode::kOn ? "on" : "dry-run",
+        absl::FormatDuration(o.actuate.hold),
+        absl::FormatDuration(o.actuate.min_interval), o.actuate.subsystems,
+        o.actuate.restore);
+  }
+  pipeline.AddActuator(
+      std::make_unique<IopolicyActuatorStage>(*std::move(actuator)));
+  return absl::OkStatus();
+}
+
+// Sets up the pipeline's stages: topology, I/O, scoring. The actuators are
+// serve's (AddActuators).
 absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
   const collectors::SysfsReader reader(o.sysfs_root);
   pipeline.SetTopologySource(
@@ -125,7 +169,9 @@ absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
   so.interval = o.interval;
   struct utsname u;
   so.kernel_has_queue_depth =
-      uname(&u) != 0 || scoring::KernelHasQueueDepth(u.release);
+      o.kernel_queue_depth.has_value()
+          ? *o.kernel_queue_depth
+          : uname(&u) != 0 || scoring::KernelHasQueueDepth(u.release);
   pipeline.SetScoring(std::make_unique<scoring::ScoringStage>(so));
   return absl::OkStatus();
 }
@@ -175,6 +221,10 @@ int Serve(const Options& o) {
     Fatal(std::string(s.message()));
     return kExitRuntime;
   }
+  if (absl::Status s = AddActuators(o, pipeline); !s.ok()) {
+    Fatal(std::string(s.message()));
+    return kExitRuntime;
+  }
   std::vector<int> ports = (*server)->ListeningPorts();
   spdlog::info("pathwise {} serving on {} (port {}), interval {}, sysfs {}",
                kVersion, o.listen_address, ports.empty() ? 0 : ports[0],
@@ -204,6 +254,9 @@ int Serve(const Options& o) {
   spdlog::info("received signal {}, shutting down", sig);
   stop.Notify();
   loop.join();
+  // The actuators undo their changes (--actuate_restore) while the server
+  // still serves, so the restores are counted where a scrape can see them.
+  agent.Shutdown();
   server->reset();
   return 0;
 }

@@ -89,6 +89,7 @@ model::Snapshot Pipeline::Collect() {
     snap.scoring = std::move(scoring);
   }
   static_cast<model::IoReading&>(snap) = std::move(io);
+  for (const Stage<Actuator>& a : actuators_) a.impl->Report(snap);
   return snap;
 }
 
@@ -97,6 +98,17 @@ void Pipeline::Act(const model::Snapshot& published) {
     RunStage("actuator", a.impl->name(), a.last_error,
              [&] { return a.impl->Act(published); });
   }
+}
+
+bool Pipeline::Stop(model::Snapshot& last) {
+  for (Stage<Actuator>& a : actuators_) {
+    RunStage("actuator", a.impl->name(), a.last_error, [&] {
+      a.impl->Stop();
+      return absl::OkStatus();
+    });
+  }
+  for (const Stage<Actuator>& a : actuators_) a.impl->Report(last);
+  return !actuators_.empty();
 }
 
 }  // namespace pathwise::agent

@@ -39,6 +39,11 @@ class Actuator {
   virtual ~Actuator() = default;
   virtual absl::string_view name() const = 0;
   virtual absl::Status Act(const model::Snapshot& published) = 0;
+  // Adds what the actuator did so far to a snapshot being collected (or
+  // republished on exit), for the exporters.
+  virtual void Report(model::Snapshot& /*next*/) const {}
+  // On exit, after the last Act: undo what needs undoing.
+  virtual void Stop() {}
 };
 
 // Owns the stages and runs them. Set the stages up before the first
@@ -54,12 +59,18 @@ class Pipeline {
 
   // Runs the topology source, the I/O sources and scoring (each one that is
   // set) into a new snapshot with one CollectorResult per stage in that
-  // order. The snapshot is not numbered (generation, collected_at) nor
-  // published: that is the agent's part.
+  // order, and lets the actuators report what they did so far. The snapshot is
+  // not numbered (generation, collected_at) nor published: that is the agent's
+  // part.
   model::Snapshot Collect();
 
   // Runs the actuators, in the order added, on a published snapshot.
   void Act(const model::Snapshot& published);
+
+  // On exit: stops the actuators in the order added (each undoes its
+  // changes), then lets them report into `last`, a copy of the last
+  // snapshot to republish. False when there is no actuator.
+  bool Stop(model::Snapshot& last);
 
  private:
   template <typename T>

@@ -117,7 +117,8 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
     std::shared_ptr<const model::Snapshot> snap = store.Load();
     if (snap == nullptr) return NoCollectionYet();
     return Json(TopologyToJson(snap->topology,
-                               snap->scoring ? &*snap->scoring : nullptr),
+                               snap->scoring ? &*snap->scoring : nullptr,
+                               snap->actuator ? &*snap->actuator : nullptr),
                 2);
   };
   routes["/api/v1/snapshot"] = [&store] {

@@ -80,6 +80,34 @@ constexpr absl::string_view IopolicyLabel(model::Iopolicy p) {
   return "";
 }
 
+// The `mode` label of pathwise_actuator_mode: the --actuate value.
+constexpr absl::string_view ActuateModeLabel(model::ActuateMode m) {
+  switch (m) {
+    case model::ActuateMode::kOff:
+      return "off";
+    case model::ActuateMode::kDryRun:
+      return "dry-run";
+    case model::ActuateMode::kOn:
+      return "on";
+  }
+  return "off";
+}
+
+// The `result` label of pathwise_actuator_decisions_total.
+constexpr absl::string_view DecisionResultLabel(model::DecisionResult r) {
+  switch (r) {
+    case model::DecisionResult::kApplied:
+      return "applied";
+    case model::DecisionResult::kDryRun:
+      return "dry_run";
+    case model::DecisionResult::kRefused:
+      return "refused";
+    case model::DecisionResult::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
 // The `state` of pathwise_path_ana_state: the kernel's spelling. "" for
 // kUnknown.
 constexpr absl::string_view AnaStateLabel(model::AnaState s) {

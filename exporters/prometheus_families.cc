@@ -58,6 +58,9 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     internal::AddPathNvmeFamilies(*snapshot, out);
     internal::AddDeviceIoFamilies(*snapshot, out);
     internal::AddSamplerFamilies(*snapshot, out);
+    if (snapshot->actuator) {
+      internal::AddActuatorFamilies(*snapshot->actuator, out);
+    }
   }
   AddInvalidUtf8Family(ReplaceInvalidLabelValues(out), out);
   return out;

@@ -72,6 +72,9 @@ void AddDeviceIoFamilies(const model::Snapshot& snapshot,
 // The eBPF sampler's own statistics (pathwise_bpf_*).
 void AddSamplerFamilies(const model::Snapshot& snapshot,
                         std::vector<prometheus::MetricFamily>& out);
+// The actuators' families (pathwise_actuator_*).
+void AddActuatorFamilies(const model::ActuatorReport& report,
+                         std::vector<prometheus::MetricFamily>& out);
 
 }  // namespace pathwise::exporters::internal
 

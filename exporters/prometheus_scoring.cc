@@ -104,7 +104,8 @@ void AddSubsystemScoringFamilies(const model::Topology& topo,
   MetricFamily advised = Family(
       "pathwise_subsystem_iopolicy_recommended",
       "The iopolicy the evidence favours for a subsystem now, as a StateSet "
-      "(numa, round-robin, queue-depth); pathwise does not change it.",
+      "(numa, round-robin, queue-depth); pathwise writes it only with "
+      "--actuate=on.",
       MetricType::Gauge);
   for (const model::Subsystem& s : topo.subsystems) {
     auto it = scoring.iopolicy_recommended.find(s.name);

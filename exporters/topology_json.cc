@@ -163,7 +163,26 @@ json ScoringJson(const model::Topology& topo,
 
 }  // namespace
 
-json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
+namespace {
+
+// The iopolicy actuator's last decision for a subsystem.
+json DecisionJson(const model::IopolicyDecision& d) {
+  return {{"from", std::string(IopolicyLabel(d.from))},
+          {"to", std::string(IopolicyLabel(d.to))},
+          {"result", std::string(DecisionResultLabel(d.result))},
+          {"reason", d.reason},
+          {"error", d.error},
+          {"restore", d.restore},
+          {"at", d.at == absl::InfinitePast()
+                     ? json(nullptr)
+                     : json(absl::FormatTime(absl::RFC3339_full, d.at,
+                                             absl::UTCTimeZone()))}};
+}
+
+}  // namespace
+
+json TopologyToJson(const model::Topology& t, const model::Scoring* scoring,
+                    const model::ActuatorReport* actuator) {
   json subs = json::array();
   for (const model::Subsystem& s : t.subsystems) {
     json heads = json::array();
@@ -215,13 +234,20 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
         subs.back()["iopolicy_recommended_reason"] = it->second.reason;
       }
     }
+    if (actuator != nullptr) {
+      if (auto it = actuator->last_decision.find(s.name);
+          it != actuator->last_decision.end()) {
+        subs.back()["actuator_last_decision"] = DecisionJson(it->second);
+      }
+    }
   }
   return json{{"subsystems", subs}};
 }
 
 json SnapshotToJson(const model::Snapshot& snap) {
   json j =
-      TopologyToJson(snap.topology, snap.scoring ? &*snap.scoring : nullptr);
+      TopologyToJson(snap.topology, snap.scoring ? &*snap.scoring : nullptr,
+                     snap.actuator ? &*snap.actuator : nullptr);
   j["generation"] = snap.generation;
   j["collected_at"] =
       snap.collected_at == absl::InfinitePast()

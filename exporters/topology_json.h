@@ -20,9 +20,12 @@ namespace pathwise::exporters {
 // With `scoring`, each path also has "health", "weight" ({read,write,other}),
 // "score" and "latency_ewma_seconds" ({read,write,other}, null without a
 // sample), and each subsystem "iopolicy_recommended" and
-// "iopolicy_recommended_reason".
+// "iopolicy_recommended_reason". With `actuator`, each subsystem the
+// iopolicy actuator decided about has "actuator_last_decision": {from, to,
+// result, reason, error, restore, at}.
 nlohmann::json TopologyToJson(const model::Topology& topology,
-                              const model::Scoring* scoring = nullptr);
+                              const model::Scoring* scoring = nullptr,
+                              const model::ActuatorReport* actuator = nullptr);
 
 // TopologyToJson plus "generation", "collected_at", "io_source",
 // "topology_changes_total", "collectors" (scoring as in TopologyToJson),

@@ -23,6 +23,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "model/actuation.h"
 #include "model/histogram.h"
 #include "model/types.h"
 
@@ -221,6 +222,9 @@ struct Snapshot : IoReading {
   Topology topology;
   // Path scoring; nullopt when the scoring stage did not run.
   std::optional<Scoring> scoring;
+  // What the actuators did up to the previous collection (agent::Actuator::
+  // Report); nullopt when no actuator is set up.
+  std::optional<ActuatorReport> actuator;
 
   std::vector<CollectorResult> collectors;
   uint64_t topology_changes_total = 0;
