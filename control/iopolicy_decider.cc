@@ -75,19 +75,25 @@ std::optional<IopolicyPlan> IopolicyDecider::Plan(const model::Subsystem& s,
   if (rec == nullptr || rec->iopolicy == model::Iopolicy::kUnknown ||
       s.iopolicy == model::Iopolicy::kUnknown) {
     st.pending = model::Iopolicy::kUnknown;
-    st.decided = model::Iopolicy::kUnknown;
+    st.decided_for = model::Iopolicy::kUnknown;
     return std::nullopt;
   }
-  if (rec->iopolicy != st.pending) {
-    st.pending = rec->iopolicy;
-    st.pending_since = now;
-    st.decided = model::Iopolicy::kUnknown;
-  }
+  // A recommendation other than the one a decision was made for: it may
+  // be decided again (and the one before, should it come back).
+  if (rec->iopolicy != st.decided_for)
+    st.decided_for = model::Iopolicy::kUnknown;
   const model::Iopolicy target = Target(rec->iopolicy, st);
   if (target == model::Iopolicy::kUnknown || target == s.iopolicy) {
+    // Nothing to change: the hold counts only while a change is wanted.
+    st.pending = model::Iopolicy::kUnknown;
     return std::nullopt;
   }
-  if (st.decided == target) return std::nullopt;
+  if (st.decided_for == rec->iopolicy) return std::nullopt;
+  if (rec->iopolicy != st.pending || s.iopolicy != st.pending_from) {
+    st.pending = rec->iopolicy;
+    st.pending_from = s.iopolicy;
+    st.pending_since = now;
+  }
   const absl::Duration held = now - st.pending_since;
   if (held < config_.hold) return std::nullopt;
   if (now - st.last_attempt < config_.min_interval) return std::nullopt;
@@ -100,7 +106,8 @@ std::optional<IopolicyPlan> IopolicyDecider::Plan(const model::Subsystem& s,
     absl::StrAppend(&reason, "; the kernel refused ", Name(rec->iopolicy),
                     ", so ", Name(target));
   }
-  return IopolicyPlan{s.name, s.iopolicy, target, std::move(reason), false};
+  return IopolicyPlan{s.name, s.iopolicy,   target, std::move(reason),
+                      false,  rec->iopolicy};
 }
 
 void IopolicyDecider::Record(const IopolicyPlan& plan,
@@ -124,7 +131,7 @@ void IopolicyDecider::Record(const IopolicyPlan& plan,
     case model::DecisionResult::kFailed:
       break;
   }
-  st.decided = plan.to;
+  st.decided_for = plan.advised;
   st.last_attempt = now;
 }
 

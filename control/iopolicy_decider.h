@@ -7,12 +7,17 @@
 //     IopolicyActuatorConfig::subsystems (the whole string);
 //   - known policies only: a subsystem whose iopolicy pathwise does not know
 //     (a newer kernel's, or unreported) is left alone;
-//   - hold: the recommendation must have been the same for `hold` (measured
-//     between the collection that first showed it and this one);
+//   - hold: the advisor must have recommended the same policy, other than
+//     the subsystem's, for `hold` (measured between the collection that
+//     first showed it and this one); the hold starts again when the
+//     recommendation changes, when it matches the subsystem's policy and
+//     when the subsystem's policy changes (someone else set it: the
+//     situation is new);
 //   - one decision per recommendation: once a change was decided (applied,
 //     dry_run or failed) it is not decided again until the recommendation
-//     changes, so a failing write is not a retry loop and dry-run logs each
-//     decision once;
+//     changes, so a failing write is not a retry loop, dry-run logs each
+//     decision once, and a policy an administrator sets by hand afterwards
+//     is not overridden while the recommendation stands;
 //   - min_interval: at most one applied, dry-run or failed decision per
 //     subsystem per `min_interval` (no flapping);
 //   - only what the kernel offers: the kernel keeps no list of its
@@ -62,6 +67,9 @@ struct IopolicyPlan {
   model::Iopolicy to = model::Iopolicy::kUnknown;
   std::string reason;  // with the figures behind it
   bool restore = false;
+  // The advisor's recommendation behind it (`to` is its replacement when
+  // the kernel refused it); kUnknown for a restore.
+  model::Iopolicy advised = model::Iopolicy::kUnknown;
 };
 
 class IopolicyDecider {
@@ -96,11 +104,14 @@ class IopolicyDecider {
 
  private:
   struct SubsystemState {
-    // The advisor's recommendation being held, and since when.
+    // The advisor's recommendation being held, the subsystem's policy
+    // then, and since when.
     model::Iopolicy pending = model::Iopolicy::kUnknown;
+    model::Iopolicy pending_from = model::Iopolicy::kUnknown;
     absl::Time pending_since = absl::InfinitePast();
-    // The target of the decision already made for this recommendation.
-    model::Iopolicy decided = model::Iopolicy::kUnknown;
+    // The recommendation a decision was made for (kUnknown: none since it
+    // last changed).
+    model::Iopolicy decided_for = model::Iopolicy::kUnknown;
     absl::Time last_attempt = absl::InfinitePast();
     std::set<model::Iopolicy> refused;
     // Restore bookkeeping: what the subsystem had before pathwise's first

@@ -1,8 +1,6 @@
 # The iopolicy actuator against the real kernel, tcp:2, path 0 +30 ms under
 # iopolicy numa (which sends every I/O down path 0, the first path) and fio
-# on the head. Each agent first sees both paths under round-robin for 3 s
-# (numa alone would leave path 1 without a latency sample, and the advisor
-# without evidence); then numa and the delay are set together.
+# on the head (see switch() for how it gets there).
 #
 # 6.12:
 #  - --actuate=dry-run: the decision numa -> queue-depth is logged and
@@ -36,13 +34,11 @@ secs_since() {
 }
 
 # start NAME FLAGS...: the agent (eBPF sampler) with the actuator's flags;
-# its log is $TB_OUT/NAME.log.
+# its log is $log ($TB_OUT/serve.log; $TB_OUT/NAME.log once stopped).
 start() {
-  local name=$1
   shift
   bpf_start_agent "$pw" --actuate_hold=${hold}s --actuate_min_interval=60s "$@"
-  log=$TB_OUT/$name.log
-  ln -sf serve.log "$log"
+  log=$TB_OUT/serve.log
 }
 # stop NAME: SIGTERM, exit 0; keeps the log.
 stop() {
@@ -50,19 +46,27 @@ stop() {
   cp "$TB_OUT/serve.log" "$TB_OUT/$1.log"
 }
 
-# seed: both paths measured (round-robin, no delay, 3 s of fio).
-seed() {
-  tb_path_clear 0
-  tb_iopolicy round-robin || fail "iopolicy round-robin"
-  tb_fio --runtime=3 --output=/dev/null || fail "fio (seed)"
-}
-
-# numa_and_delay: iopolicy numa and path 0 +30 ms; starts the clock T0_US.
-numa_and_delay() {
-  tb_iopolicy numa || fail "iopolicy numa"
+# switch: path 0 +30 ms, then fio on the head (in the background,
+# $fio_pid) under round-robin for 2.5 s, so that both paths are measured
+# (numa alone would leave path 1 without a latency sample, and the advisor
+# without evidence), then iopolicy numa: the clock T0_US starts. The
+# advisor asks for queue-depth under round-robin already, but the hold
+# (3 s) starts again when the policy changes, so the change is decided
+# from numa. The delay is set before any I/O: netem's tc can take seconds
+# in the guest.
+switch() {
   tb_path_delay 0 30 || fail "delay"
+  tb_iopolicy round-robin || fail "iopolicy round-robin"
+  tb_fio --runtime=60 --output=/dev/null &
+  fio_pid=$!
+  sleep 2.5
+  tb_iopolicy numa || fail "iopolicy numa"
   now_us
   T0_US=$NOW_US
+}
+stop_fio() {
+  kill "$fio_pid" 2>/dev/null
+  wait "$fio_pid" 2>/dev/null
 }
 
 # fio_iops SECONDS NAME: fio for SECONDS, prints and sets IOPS.
@@ -111,14 +115,12 @@ case $TB_KERNEL in
 6.12)
   # --- dry-run -----------------------------------------------------------
   start dryrun --actuate=dry-run
-  seed
-  numa_and_delay
-  fio_iops 8 numa-slow-path &
-  fio_pid=$!
+  switch
   until_within 12 has_decision result=dry_run || fail "no dry_run decision within 12 s"
   pass "dry_run decision after $(secs_since "$T0_US") s"
-  wait "$fio_pid" || fail "fio under numa"
-  before=$(jq '.jobs[0].read.iops | floor' "$TB_OUT/fio-numa-slow-path.json")
+  stop_fio
+  fio_iops 5 numa-slow-path
+  before=$IOPS
   policy
   expect_eq "iopolicy under --actuate=dry-run" "$POLICY" numa
   expect_eq "dry_run numa -> queue-depth decisions" \
@@ -138,15 +140,11 @@ case $TB_KERNEL in
 
   # --- on ----------------------------------------------------------------
   start on --actuate=on
-  seed
-  numa_and_delay
-  tb_fio --runtime=30 --output=/dev/null &
-  fio_pid=$!
+  switch
   until_within 15 policy_is queue-depth ||
-    fail "iopolicy not queue-depth within 15 s (it is $(<"$pol_file"))"
+    fail "iopolicy not queue-depth within 15 s (it is $POLICY)"
   took=$(secs_since "$T0_US")
-  kill "$fio_pid" 2>/dev/null
-  wait "$fio_pid" 2>/dev/null
+  stop_fio
   pass "iopolicy queue-depth ${took} s after numa + delay (hold ${hold} s)"
   grep -F 'iopolicy decision: subsystem='"$sub"' from=numa to=queue-depth result=applied' "$log" ||
     fail "no applied log line"
@@ -179,13 +177,11 @@ EOS
   pw=/tmp/pathwise-ro
   start readonly --actuate=on --kernel_queue_depth=true
   pw=$pw_real
-  seed
-  numa_and_delay
-  tb_fio --runtime=10 --output=/dev/null &
-  fio_pid=$!
+  switch
   until_within 15 has_decision result=failed || fail "no failed decision within 15 s"
   pass "failed decision after $(secs_since "$T0_US") s"
-  wait "$fio_pid"
+  sleep 3  # a few more windows: the failure must not repeat
+  stop_fio
   policy
   expect_eq "iopolicy with a read-only sysfs" "$POLICY" numa
   expect_eq "failed decisions" "$(decisions result=failed)" 1
@@ -195,16 +191,12 @@ EOS
 
   # --- writable: queue-depth refused, round-robin instead -----------------
   start refused --actuate=on --kernel_queue_depth=true
-  seed
-  numa_and_delay
-  tb_fio --runtime=30 --output=/dev/null &
-  fio_pid=$!
+  switch
   until_within 15 policy_is round-robin ||
-    fail "iopolicy not round-robin within 15 s (it is $(<"$pol_file"))"
+    fail "iopolicy not round-robin within 15 s (it is $POLICY)"
   pass "iopolicy round-robin $(secs_since "$T0_US") s after numa + delay"
   sleep 3  # a few more windows: the refusal must not repeat
-  kill "$fio_pid" 2>/dev/null
-  wait "$fio_pid" 2>/dev/null
+  stop_fio
   expect_eq "refused numa -> queue-depth decisions" \
     "$(decisions from=numa to=queue-depth result=refused)" 1
   expect_eq "applied numa -> round-robin decisions" \

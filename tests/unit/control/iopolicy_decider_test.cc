@@ -146,6 +146,53 @@ TEST(IopolicyDeciderTest, DryRunDecidesOncePerRecommendation) {
   EXPECT_TRUE(d.RestorePlans().empty());
 }
 
+TEST(IopolicyDeciderTest, TheHoldCountsOnlyWhileAChangeIsWanted) {
+  IopolicyDecider d = Decider();
+  const model::Scoring rr = Advice(Iopolicy::kRoundRobin);
+  // Round-robin advised for a minute while the subsystem has it...
+  for (int t = 0; t < 60; ++t) {
+    EXPECT_FALSE(d.Plan(Sub(Iopolicy::kRoundRobin), &rr, At(t)));
+  }
+  // ...then someone sets numa: the hold starts now, not a minute ago.
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &rr, At(60)));
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &rr, At(62)));
+  EXPECT_TRUE(d.Plan(Sub(Iopolicy::kNuma), &rr, At(63)));
+}
+
+TEST(IopolicyDeciderTest, AHandSetPolicyIsNotOverriddenWhileTheAdviceStands) {
+  IopolicyDecider d = Decider();
+  const model::Scoring qd = Advice(Iopolicy::kQueueDepth);
+  const model::Scoring rr = Advice(Iopolicy::kRoundRobin);
+  d.Plan(Sub(Iopolicy::kNuma), &qd, At(0));
+  std::optional<IopolicyPlan> p = d.Plan(Sub(Iopolicy::kNuma), &qd, At(3));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->advised, Iopolicy::kQueueDepth);
+  d.Record(*p, DecisionResult::kApplied, At(3));
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kQueueDepth), &qd, At(4)));
+  // An administrator goes back to numa: left alone, however long.
+  for (int t = 5; t < 900; t += 7) {
+    EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &qd, At(t))) << t;
+  }
+  // A new recommendation is a new decision (after its hold).
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &rr, At(900)));
+  p = d.Plan(Sub(Iopolicy::kNuma), &rr, At(903));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->to, Iopolicy::kRoundRobin);
+}
+
+TEST(IopolicyDeciderTest, ThePolicyChangingUnderneathRestartsTheHold) {
+  IopolicyDecider d = Decider();
+  const model::Scoring qd = Advice(Iopolicy::kQueueDepth);
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kRoundRobin), &qd, At(0)));
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kRoundRobin), &qd, At(2)));
+  // Someone sets numa: queue-depth is still wanted, from numa now.
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &qd, At(2.5)));
+  EXPECT_FALSE(d.Plan(Sub(Iopolicy::kNuma), &qd, At(5)));
+  std::optional<IopolicyPlan> p = d.Plan(Sub(Iopolicy::kNuma), &qd, At(5.5));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->from, Iopolicy::kNuma);
+}
+
 TEST(IopolicyDeciderTest, OffDecidesNothing) {
   IopolicyDecider d = Decider(model::ActuateMode::kOff);
   const model::Scoring qd = Advice(Iopolicy::kQueueDepth);
