@@ -12,9 +12,9 @@
 namespace pathwise::control {
 namespace {
 
+// "WHAT PATH: <strerror>": ErrnoToStatus appends the errno's text.
 absl::Status Errno(int err, absl::string_view what, const std::string& path) {
-  return absl::ErrnoToStatus(
-      err, absl::StrCat(what, " ", path, ": ", strerror(err)));
+  return absl::ErrnoToStatus(err, absl::StrCat(what, " ", path));
 }
 
 }  // namespace

@@ -69,9 +69,12 @@ stop_fio() {
   wait "$fio_pid" 2>/dev/null
 }
 
-# fio_iops SECONDS NAME: fio for SECONDS, prints and sets IOPS.
+# fio_iops SECONDS NAME: fio at QD4 for SECONDS, prints and sets IOPS.
+# QD4, not tb_fio's 16: at QD16 numa on the +30 ms path allows ~530 IOPS,
+# about what the TCG guest's CPU allows over the fast path too, so the
+# policies would measure alike (1.00x in one run); at QD4 numa allows ~130.
 fio_iops() {
-  tb_fio --runtime="$1" --output-format=json --output="$TB_OUT/fio-$2.json" ||
+  tb_fio --runtime="$1" --iodepth=4 --output-format=json --output="$TB_OUT/fio-$2.json" ||
     fail "fio ($2)"
   IOPS=$(jq '.jobs[0].read.iops | floor' "$TB_OUT/fio-$2.json")
   echo "fio $2: $IOPS IOPS"
@@ -119,7 +122,7 @@ case $TB_KERNEL in
   until_within 12 has_decision result=dry_run || fail "no dry_run decision within 12 s"
   pass "dry_run decision after $(secs_since "$T0_US") s"
   stop_fio
-  fio_iops 5 numa-slow-path
+  fio_iops 4 numa-slow-path
   before=$IOPS
   policy
   expect_eq "iopolicy under --actuate=dry-run" "$POLICY" numa
@@ -148,7 +151,7 @@ case $TB_KERNEL in
   pass "iopolicy queue-depth ${took} s after numa + delay (hold ${hold} s)"
   grep -F 'iopolicy decision: subsystem='"$sub"' from=numa to=queue-depth result=applied' "$log" ||
     fail "no applied log line"
-  fio_iops 5 queue-depth
+  fio_iops 4 queue-depth
   after=$IOPS
   awk -v b="$before" -v a="$after" 'BEGIN {
     printf "throughput: numa (path 0 +30 ms) %d IOPS, queue-depth %d IOPS: %.2fx\n", b, a, b ? a / b : 0 }'
@@ -156,7 +159,6 @@ case $TB_KERNEL in
   expect_eq "applied numa -> queue-depth decisions" \
     "$(decisions from=numa to=queue-depth result=applied)" 1
   expect_eq "decisions other than that one" "$(($(decisions) - 1))" 0
-  promtool check metrics <"$prom" || fail "promtool"
   stop on
   policy
   expect_eq "iopolicy after SIGTERM" "$POLICY" numa
