@@ -155,6 +155,10 @@ struct SamplerStats {
   // Filled only while kernel program run statistics are collected
   // (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd).
   std::vector<Program> programs;
+  // The kernel does not run the programs while a thread of PID 1 is
+  // current (a sandbox kernel patch): I/O completed in such a thread's
+  // softirq is neither counted nor in `dropped`.
+  bool init_context_hidden = false;
 };
 
 // Path scoring (scoring/stage.h, docs/scoring.md): filled
