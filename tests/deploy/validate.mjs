@@ -220,17 +220,17 @@ check("overlays/active: args are the base's plus --actuate=on and --probe_interv
   const baseArgs = c.args.filter((a) => !/^--(actuate|probe_interval)(=|$)/.test(a));
   assert.deepEqual(ac.args, [...baseArgs, ...ACTIVE_ARGS]);
 });
-check("overlays/active: only args, securityContext, volumes and mounts differ from the base pod", () => {
-  const strip = (pod) => {
-    const p = structuredClone(pod);
+check("overlays/active: the DaemonSet differs from the base's only in args, securityContext, volumes, mounts and one annotation", () => {
+  const strip = (d) => {
+    const o = structuredClone(d);
+    delete o.metadata.annotations;
+    const p = o.spec.template.spec;
     delete p.volumes;
     for (const ct of p.containers) { delete ct.args; delete ct.securityContext; delete ct.volumeMounts; }
-    return p;
+    return o;
   };
-  assert.deepEqual(strip(aPod), strip(pod));
-  const meta = structuredClone(aDs.metadata);
-  delete meta.annotations;
-  assert.deepEqual(meta, ds.metadata);
+  assert.deepEqual(strip(aDs), strip(ds));
+  assert.equal(ds.metadata.annotations, undefined);
   assert.deepEqual(aDs.metadata.annotations, { "pathwise.io/mode": "active" });
 });
 check("overlays/active: one writable mount, the host's nvme-subsystem directory; /sys stays read-only", () => {
