@@ -66,6 +66,10 @@ void AddScoringFamilies(const model::Topology& topo,
 // failovers).
 void AddPathNvmeFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
+// The kernel's own diag/ counters of paths, heads and controllers
+// (pathwise_{path,head,controller}_diag_*), where the kernel has them.
+void AddKernelDiagFamilies(const model::Topology& topo,
+                           std::vector<prometheus::MetricFamily>& out);
 // The I/O families of other block devices (pathwise_device_io_*).
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
