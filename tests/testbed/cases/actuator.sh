@@ -46,21 +46,25 @@ stop() {
   cp "$TB_OUT/serve.log" "$TB_OUT/$1.log"
 }
 
-# switch: path 0 +30 ms, then fio on the head (in the background,
-# $fio_pid) under round-robin for 2.5 s, so that both paths are measured
-# (numa alone would leave path 1 without a latency sample, and the advisor
-# without evidence), then iopolicy numa: the clock T0_US starts. The
-# advisor asks for queue-depth under round-robin already, but the hold
-# (3 s) starts again when the policy changes, so the change is decided
-# from numa. The delay is set before any I/O: netem's tc can take seconds
-# in the guest.
+# switch: iopolicy numa and path 0 +30 ms, with fio on the head (in the
+# background, $fio_pid). A fresh agent must first measure path 1, which numa
+# leaves idle (the advisor needs both paths' latency), and must not see
+# another policy wanted meanwhile (round-robin for the seeding would do:
+# the advisor asks for queue-depth there already, and on a loaded host the
+# hold ran out before numa was set). So path 0 is made ANA inaccessible
+# while fio runs for 2 s (all I/O on path 1; one usable path, so the advice
+# is to keep numa), then optimized again: numa sends everything to path 0,
+# the first path, at +30 ms. The clock T0_US starts when the host reports
+# path 0 optimized. The delay is set before any I/O: netem's tc can take
+# seconds in the guest.
 switch() {
   tb_path_delay 0 30 || fail "delay"
-  tb_iopolicy round-robin || fail "iopolicy round-robin"
+  tb_iopolicy numa || fail "iopolicy numa"
+  tb_path_ana 0 inaccessible || fail "ANA inaccessible"
   tb_fio --runtime=60 --output=/dev/null &
   fio_pid=$!
-  sleep 2.5
-  tb_iopolicy numa || fail "iopolicy numa"
+  sleep 2
+  tb_path_ana 0 optimized || fail "ANA optimized"
   now_us
   T0_US=$NOW_US
 }
@@ -148,7 +152,7 @@ case $TB_KERNEL in
     fail "iopolicy not queue-depth within 15 s (it is $POLICY)"
   took=$(secs_since "$T0_US")
   stop_fio
-  pass "iopolicy queue-depth ${took} s after numa + delay (hold ${hold} s)"
+  pass "iopolicy queue-depth ${took} s after path 0 (+30 ms) took the I/O under numa (hold ${hold} s)"
   grep -F 'iopolicy decision: subsystem='"$sub"' from=numa to=queue-depth result=applied' "$log" ||
     fail "no applied log line"
   fio_iops 4 queue-depth
@@ -196,7 +200,7 @@ EOS
   switch
   until_within 15 policy_is round-robin ||
     fail "iopolicy not round-robin within 15 s (it is $POLICY)"
-  pass "iopolicy round-robin $(secs_since "$T0_US") s after numa + delay"
+  pass "iopolicy round-robin $(secs_since "$T0_US") s after path 0 (+30 ms) took the I/O under numa"
   sleep 3  # a few more windows: the refusal must not repeat
   stop_fio
   expect_eq "refused numa -> queue-depth decisions" \
