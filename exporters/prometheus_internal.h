@@ -66,6 +66,9 @@ void AddScoringFamilies(const model::Topology& topo,
 // failovers).
 void AddPathNvmeFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
+// The controller probes' families (pathwise_controller_probe_*).
+void AddControllerProbeFamilies(const model::Snapshot& snapshot,
+                                std::vector<prometheus::MetricFamily>& out);
 // The I/O families of other block devices (pathwise_device_io_*).
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
