@@ -323,8 +323,7 @@ void AddProbes(CLI::App& app, Options* o) {
       app, "probe_timeout", &o->probe_timeout,
       [](absl::string_view t, absl::Duration* d) {
         std::string p = ParseDurationFlag(t, d);
-        return !p.empty() || *d > absl::ZeroDuration() ? p
-                                                       : "must be positive";
+        return !p.empty() || *d > absl::ZeroDuration() ? p : "must be positive";
       },
       "DURATION", "2s",
       "Controller probes: a probe without a completion after this long "

@@ -126,9 +126,10 @@ void AddProber(const Options& o, Pipeline& pipeline) {
     return;
   }
   if (o.sysfs_root != "/sys") {
-    spdlog::info("controller probes off: --sysfs_root={} is not this "
-                 "system's /sys",
-                 o.sysfs_root);
+    spdlog::info(
+        "controller probes off: --sysfs_root={} is not this "
+        "system's /sys",
+        o.sysfs_root);
     return;
   }
   control::ProberOptions po;

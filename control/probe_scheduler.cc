@@ -54,7 +54,13 @@ void ProbeScheduler::SetControllers(const std::vector<std::string>& names,
   }
   // The ones that left. An outstanding probe of theirs stays in inflight_
   // until the kernel completes it, and is then ignored.
-  for (auto& [name, c] : controllers_) CloseHandle(c);
+  for (auto& [name, c] : controllers_) {
+    spdlog::info(
+        "probe {}: the controller left the topology; probes of it "
+        "stop{}",
+        name, c.tag ? " (one still outstanding, left to the kernel)" : "");
+    CloseHandle(c);
+  }
   controllers_ = std::move(next);
 }
 
@@ -93,17 +99,22 @@ absl::Time ProbeScheduler::Step(absl::Time now) {
 void ProbeScheduler::Probe(const std::string& name, Controller& c,
                            absl::Time now) {
   if (c.handle >= 0 && !device_.Current(c.handle, name)) {
-    spdlog::info("probe {}: {}/{} is no longer the device probed so far; "
-                 "reopening",
-                 name, options_.dev_dir, name);
+    spdlog::info(
+        "probe {}: {}/{} is no longer the device probed so far; "
+        "reopening",
+        name, options_.dev_dir, name);
     CloseHandle(c);
   }
   if (c.handle < 0) {
     const int h = device_.Open(name);
     if (h < 0) {
+      const bool denied = -h == EACCES || -h == EPERM;
       Fail(name, c, FailureOfErrno(-h),
            absl::StrCat("open ", options_.dev_dir, "/", name, ": ",
-                        ErrnoText(-h)));
+                        ErrnoText(-h),
+                        denied ? " (probes need read access to the "
+                                 "controller char device)"
+                               : ""));
       return;
     }
     c.handle = h;
@@ -158,8 +169,14 @@ void ProbeScheduler::Complete(uint64_t tag, int32_t res, absl::Time now) {
            absl::StrCat("NVMe status 0x", absl::Hex(r.status)));
       break;
     case nvme::PassthruResult::Kind::kErrno:
+      // EACCES here is the kernel's passthru check: CAP_SYS_ADMIN before
+      // Linux 6.2 (nvme/admin.h).
       Fail(name, c, FailureOfErrno(r.error),
-           absl::StrCat("completion: ", ErrnoText(r.error)));
+           absl::StrCat("completion: ", ErrnoText(r.error),
+                        r.error == EACCES || r.error == EPERM
+                            ? " (Identify needs CAP_SYS_ADMIN before Linux "
+                              "6.2)"
+                            : ""));
       if (HandleIsStale(r.error)) CloseHandle(c);
       break;
   }
@@ -173,10 +190,7 @@ void ProbeScheduler::Fail(const std::string& name, Controller& c,
   }
   if (why != c.last_problem) {
     if (f == model::ProbeFailure::kUnavailable) {
-      spdlog::warn(
-          "probe {}: cannot probe: {} (probes need read access to the "
-          "controller char device, and CAP_SYS_ADMIN before Linux 6.2)",
-          name, why);
+      spdlog::warn("probe {}: cannot probe: {}", name, why);
     } else {
       spdlog::warn("probe {} failed: {}", name, why);
     }

@@ -34,7 +34,9 @@ class UringProbeRing : public ProbeRing {
     close(event_fd_);
   }
 
-  absl::Status Arm() { return ring_->SubmitRead(event_fd_, &wake_buf_, kWakeTag); }
+  absl::Status Arm() {
+    return ring_->SubmitRead(event_fd_, &wake_buf_, kWakeTag);
+  }
 
   int Open(absl::string_view controller) override {
     // Read-only: Identify needs no more (see nvme/admin.h).
@@ -110,8 +112,8 @@ absl::StatusOr<std::unique_ptr<ProbeRing>> MakeUringProbeRing(
   if (efd < 0) {
     return absl::ErrnoToStatus(errno, "eventfd");
   }
-  auto r = std::make_unique<UringProbeRing>(options.dev_dir, *std::move(ring),
-                                            efd);
+  auto r =
+      std::make_unique<UringProbeRing>(options.dev_dir, *std::move(ring), efd);
   if (absl::Status s = r->Arm(); !s.ok()) return s;
   return r;
 }

@@ -14,12 +14,12 @@ using prometheus::MetricType;
 
 void AddControllerProbeFamilies(const model::Snapshot& snapshot,
                                 std::vector<MetricFamily>& out) {
-  MetricFamily latency = Family(
-      "pathwise_controller_probe_latency_seconds",
-      "Latency of a controller's successful probes (an NVMe Identify "
-      "Controller admin command every --probe_interval), submission to "
-      "completion.",
-      MetricType::Histogram);
+  MetricFamily latency =
+      Family("pathwise_controller_probe_latency_seconds",
+             "Latency of a controller's successful probes (an NVMe Identify "
+             "Controller admin command every --probe_interval), submission to "
+             "completion.",
+             MetricType::Histogram);
   MetricFamily failures = Family(
       "pathwise_controller_probe_failures_total",
       "Failed controller probes by reason: timeout (no completion within "

@@ -158,12 +158,15 @@ enum class ProbeFailure : uint8_t {
 };
 inline constexpr size_t kProbeFailureCount = 9;
 inline constexpr std::array<ProbeFailure, kProbeFailureCount>
-    kAllProbeFailures = {
-        ProbeFailure::kTimeout,         ProbeFailure::kTransport,
-        ProbeFailure::kUnavailable,     ProbeFailure::kGeneric,
-        ProbeFailure::kCommandSpecific, ProbeFailure::kMedia,
-        ProbeFailure::kPath,            ProbeFailure::kVendor,
-        ProbeFailure::kReserved};
+    kAllProbeFailures = {ProbeFailure::kTimeout,
+                         ProbeFailure::kTransport,
+                         ProbeFailure::kUnavailable,
+                         ProbeFailure::kGeneric,
+                         ProbeFailure::kCommandSpecific,
+                         ProbeFailure::kMedia,
+                         ProbeFailure::kPath,
+                         ProbeFailure::kVendor,
+                         ProbeFailure::kReserved};
 // The failure of a completion with NVMe status class `c` (c != kSuccess).
 constexpr ProbeFailure ProbeFailureOf(NvmeStatusClass c) {
   switch (c) {

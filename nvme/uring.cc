@@ -41,11 +41,10 @@ AdminRing::AdminRing(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 AdminRing::~AdminRing() { io_uring_queue_exit(&impl_->ring); }
 
-absl::StatusOr<std::unique_ptr<AdminRing>> AdminRing::Create(
-    unsigned entries) {
+absl::StatusOr<std::unique_ptr<AdminRing>> AdminRing::Create(unsigned entries) {
   auto impl = std::make_unique<Impl>();
-  const int rc = io_uring_queue_init(
-      entries, &impl->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  const int rc = io_uring_queue_init(entries, &impl->ring,
+                                     IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
   if (rc < 0) return ErrnoStatus(-rc, "io_uring_setup (SQE128|CQE32)");
   return std::unique_ptr<AdminRing>(new AdminRing(std::move(impl)));
 }

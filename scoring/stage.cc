@@ -34,9 +34,9 @@ model::Scoring ScoringStage::Score(const model::Topology& topo,
                                    const PathNvme& path_nvme,
                                    const ControllerProbes& controller_probe) {
   model::Scoring out;
-  ScoreHeads(TakeWindows(topo, path_io, path_nvme,
-                         TakeProbeWindows(controller_probe)),
-             out);
+  ScoreHeads(
+      TakeWindows(topo, path_io, path_nvme, TakeProbeWindows(controller_probe)),
+      out);
   AdviseSubsystems(topo, out);
   return out;
 }
@@ -55,8 +55,7 @@ ScoringStage::TakeProbeWindows(const ControllerProbes& controller_probe) {
     }
     ProbeWindow& w = windows[name];
     w.unreachable = stats.unreachable;
-    if (auto prev = previous_probe_.find(name);
-        prev != previous_probe_.end()) {
+    if (auto prev = previous_probe_.find(name); prev != previous_probe_.end()) {
       const ProbeCounters& before = prev->second;
       w.sample.count = Delta(now.sample.count, before.sample.count);
       w.sample.latency_sum_ns =

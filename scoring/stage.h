@@ -58,8 +58,7 @@ class ScoringStage {
   model::Scoring Score(
       const model::Topology& topo,
       const std::map<std::string, model::IoStats, std::less<>>& path_io,
-      const std::map<std::string, model::PathNvmeStats, std::less<>>&
-          path_nvme,
+      const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme,
       const ControllerProbes& controller_probe = {});
 
  private:
@@ -88,10 +87,10 @@ class ScoringStage {
 
   // This window's per-path deltas of the cumulative counters, by head;
   // remembers the counters for the next window.
-  Windows TakeWindows(const model::Topology& topo, const PathIo& path_io,
-                      const PathNvme& path_nvme,
-                      const std::map<std::string, ProbeWindow, std::less<>>&
-                          probes);
+  Windows TakeWindows(
+      const model::Topology& topo, const PathIo& path_io,
+      const PathNvme& path_nvme,
+      const std::map<std::string, ProbeWindow, std::less<>>& probes);
   // This window's probes by controller; remembers the counters.
   std::map<std::string, ProbeWindow, std::less<>> TakeProbeWindows(
       const ControllerProbes& controller_probe);
