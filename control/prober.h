@@ -5,9 +5,11 @@
 //
 // It runs on a thread of its own with its own io_uring, so a controller
 // that does not answer never delays a collection: the collection loop only
-// hands it the topology's controllers and copies the statistics (a short
-// critical section, no system call). It is an I/O source of the pipeline
-// (the `probe` collector): its statistics are part of the snapshot's
+// hands it the topology's controllers and copies the statistics under a
+// mutex, which the prober thread holds only for system calls that do not
+// wait for a controller (open, fstat, an io_uring submission: the kernel
+// queues the command or punts it to its own worker). It is an I/O source of the
+// pipeline (the `probe` collector): its statistics are part of the snapshot's
 // model::IoReading (controller_probe), which scoring reads like any other
 // I/O (docs/scoring.md) and the exporters publish as
 // pathwise_controller_probe_latency_seconds and

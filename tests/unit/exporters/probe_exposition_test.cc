@@ -1,11 +1,12 @@
 // The controller probe families in the exposition: names, labels, one
 // series per failure reason, nothing with probes off, and promtool's
-// verdict on the text.
+// verdict on the text; the probes in the snapshot JSON.
 #include <cstdio>
 #include <fstream>
 
 #include "absl/strings/match.h"
 #include "exporters/prometheus_families.h"
+#include "exporters/topology_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
@@ -76,6 +77,21 @@ TEST(ProbeExposition, PromtoolAcceptsIt) {
   const int rc = pclose(p);
   ASSERT_NE(rc, 127 << 8) << "promtool not installed";
   EXPECT_EQ(rc, 0) << out;
+}
+
+TEST(ProbeSnapshotJson, ProbesByControllerAndEmptyWhenOff) {
+  const nlohmann::json j = SnapshotToJson(WithProbes());
+  const nlohmann::json& a = j["probes"]["nvme0"];
+  EXPECT_EQ(a["latency_seconds"]["count"], 2);
+  EXPECT_DOUBLE_EQ(a["latency_seconds"]["sum_seconds"].get<double>(), 0.064);
+  EXPECT_EQ(a["failures"]["timeout"], 2);
+  EXPECT_EQ(a["failures"]["path"], 5);
+  EXPECT_EQ(a["failures"]["unavailable"], 0);
+  EXPECT_EQ(a["unreachable"], false);
+  EXPECT_TRUE(j["probes"].contains("nvme1"));
+  const nlohmann::json off = SnapshotToJson(model::MakeSyntheticSnapshot({}));
+  EXPECT_TRUE(off["probes"].is_object());
+  EXPECT_TRUE(off["probes"].empty());
 }
 
 }  // namespace
