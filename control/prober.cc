@@ -28,10 +28,13 @@ class UringProbeRing : public ProbeRing {
         ring_(std::move(ring)),
         event_fd_(event_fd) {}
   ~UringProbeRing() override {
-    // The ring goes first: the kernel drops what is still in flight, and
-    // only then may the buffers it writes into be freed.
     ring_.reset();
     close(event_fd_);
+    // A probe still outstanding (a hung controller) keeps its buffer's
+    // pages mapped for the device, which may still write into them when
+    // the kernel completes it after the ring is gone: leak those few KiB
+    // rather than hand them back to the allocator.
+    for (auto& [tag, buf] : buffers_) (void)buf.release();
   }
 
   absl::Status Arm() {

@@ -149,9 +149,11 @@ scrape "$url/metrics" "$prom" || fail "scrape"
 cp "$prom" "$TB_OUT/down.prom"
 grep "^pathwise_controller_probe_failures_total{controller=\"$c0\"" "$prom" | grep -v ' 0$'
 grep "^pathwise_controller_state{controller=\"$c0\"" "$prom" | grep ' 1$'
-(($(prom_values "$prom" pathwise_controller_probe_failures_total controller="$c0" reason=timeout) >= 1)) ||
-  fail "no probe timeout on $c0"
-pass "$c0: probe timeout counted"
+# One outstanding command, not a queue: at 500 ms intervals a prober that
+# kept sending would have timed out two or more by now; the kernel has not
+# noticed the link yet (keep-alive), so the first one is still outstanding.
+expect_eq "$c0 probe timeouts (one outstanding probe, no new ones behind it)" \
+  "$(prom_values "$prom" pathwise_controller_probe_failures_total controller="$c0" reason=timeout)" 1
 grep -q "probe $c0 failed: no completion within 1s" "$TB_OUT/serve.log" || fail "no timeout log line"
 pass "timeout log line: $(grep -m1 "probe $c0 failed" "$TB_OUT/serve.log" | cut -c1-160)"
 
@@ -160,7 +162,9 @@ pass "timeout log line: $(grep -m1 "probe $c0 failed" "$TB_OUT/serve.log" | cut 
 # EWMA's decay from the +30 ms under 3x path 1's).
 fault up tb_path_up 0
 within up 30 '[[ $H0 != failed ]] && ((W0 > 0))'
-within up 30 '[[ $H0 == healthy && $H1 == healthy ]] && ((W0 > 0))'
+# 45 s: the EWMA follows probes by the plain 1/8 step (one or two probes a
+# window never make a step), 8 to 20 s here before recover_windows.
+within up 45 '[[ $H0 == healthy && $H1 == healthy ]] && ((W0 > 0))'
 grep -q "probe $c0 recovered" "$TB_OUT/serve.log" || fail "no recovery log line"
 pass "recovery log line"
 
