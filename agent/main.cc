@@ -97,6 +97,12 @@ absl::Status AddIoSource(const Options& o,
       spdlog::info("eBPF sampler attached ({}), devices={}{}",
                    (*sampler)->block_attach_mode(), o.devices,
                    o.bpf_stats ? ", BPF run-time stats on (costs)" : "");
+      if ((*sampler)->init_context_hidden()) {
+        spdlog::warn(
+            "eBPF: this kernel does not run pathwise's programs while a "
+            "thread of PID 1 is current; I/O completed there is not counted "
+            "(pathwise_bpf_init_context_blind)");
+      }
       pipeline.AddIoSource(std::make_unique<collectors::BpfIoCollector>(
           std::move(*sampler), o.devices == "all"
                                    ? collectors::DeviceScope::kAll

@@ -153,6 +153,10 @@ absl::StatusOr<BlockLayout> ReadBlockLayout(const struct btf* vmlinux) {
         "kernel struct request_queue has no field disk (needs Linux >= "
         "5.15)");
   }
+  if (const struct btf_type* aux = FindStruct(vmlinux, "bpf_prog_aux")) {
+    out.init_context_hidden =
+        MemberByteOffset(vmlinux, aux, "init_owned").has_value();
+  }
   return out;
 }
 

@@ -34,6 +34,13 @@ struct BlockLayout {
   uint32_t rqf_stats_mask = 0;
   // REQ_DRV (== REQ_NVME_MPATH) mask in request.cmd_flags.
   uint32_t req_nvme_mpath_mask = 0;
+  // The kernel does not run a BPF program that PID 1 did not load while a
+  // thread of PID 1 is current (struct bpf_prog_aux has `init_owned`: a
+  // patch some sandbox and microVM guest kernels carry to keep user
+  // programs out of their init). A request completed in the softirq that
+  // runs on such a thread is then never seen, and the kernel counts no
+  // recursion miss for it.
+  bool init_context_hidden = false;
   // Human-readable notes on values that were not in BTF and came from the
   // known pre-6.10 macro values instead.
   std::vector<std::string> fallbacks;

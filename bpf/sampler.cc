@@ -65,6 +65,7 @@ struct BpfSampler::Impl {
   std::unique_ptr<BlockObject> block;
   NvmeAttach nvme;
   std::vector<std::string> notes;
+  bool init_context_hidden = false;
   int stats_fd = -1;
   int ncpus = 0;
 
@@ -103,6 +104,7 @@ absl::StatusOr<std::unique_ptr<BpfSampler>> BpfSampler::Create(
   btf__free(vmlinux);
   if (!layout.ok()) return layout.status();
   impl->notes = layout->fallbacks;
+  impl->init_context_hidden = layout->init_context_hidden;
 
   if (options.enable_bpf_stats) {
     impl->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -138,6 +140,10 @@ BpfSampler::~BpfSampler() = default;
 const std::string& BpfSampler::block_attach_mode() const {
   return impl_->block->attach_mode();
 }
+bool BpfSampler::init_context_hidden() const {
+  return impl_->init_context_hidden;
+}
+
 const std::vector<std::string>& BpfSampler::notes() const {
   return impl_->notes;
 }
@@ -188,6 +194,7 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
   SamplerSnapshot snap;
   snap.nvme_state = im.nvme.state;
   snap.nvme_status_message = im.nvme.message;
+  snap.init_context_hidden = im.init_context_hidden;
   snap.bpf_stats_enabled = im.stats_fd >= 0 || ReadBpfStatsSysctl();
   snap.start_from_kernel = block->start_from_kernel;
   snap.start_from_own = block->start_from_own;

@@ -58,6 +58,8 @@ struct SamplerSnapshot {
   bool bpf_stats_enabled = false;
   NvmeAttachState nvme_state = NvmeAttachState::kDisabled;
   std::string nvme_status_message;
+  // See BpfSampler::init_context_hidden().
+  bool init_context_hidden = false;
 };
 
 struct SamplerOptions {
@@ -111,6 +113,10 @@ class BpfSampler {
   std::vector<uint32_t> LinkIds() const;
   // Notes on kernel-layout fallbacks taken at load (may be empty).
   const std::vector<std::string>& notes() const;
+  // The kernel skips pathwise's programs while a thread of PID 1 is current
+  // (see BlockLayout::init_context_hidden): completions handled there are
+  // neither counted nor dropped.
+  bool init_context_hidden() const;
 
   struct Impl;
 

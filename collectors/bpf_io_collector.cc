@@ -112,6 +112,7 @@ void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
 
   model::SamplerStats st;
   st.dropped = samples.dropped;
+  st.init_context_hidden = samples.init_context_hidden;
   if (samples.bpf_stats_enabled) {
     for (const bpf::ProgramStats& p : samples.programs) {
       st.programs.push_back({p.name, p.run_time_ns, p.run_count});

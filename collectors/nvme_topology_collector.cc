@@ -63,6 +63,43 @@ class LibnvmeLog {
   size_t len_ = 0;
 };
 
+// A diag/ counter: nullopt when the attribute does not exist (a kernel
+// without it, or a device that went away since the walk), which is no error.
+RawCounter ReadCounter(const SysfsReader& reader, const std::string& rel) {
+  RawAttr v = reader.ReadAttr(rel);
+  if (!v.ok() && absl::IsNotFound(v.status())) return std::nullopt;
+  return v;
+}
+
+// `dir` is the device's sysfs directory (block/<path>, block/<head>,
+// class/nvme/<controller>).
+RawPathDiag ReadPathDiag(const SysfsReader& reader, const std::string& dir) {
+  RawPathDiag d;
+  d.failovers = ReadCounter(reader, dir + "/diag/multipath_failover_count");
+  d.command_retries =
+      ReadCounter(reader, dir + "/diag/" + d.command_retries_attr);
+  if (!d.command_retries) {
+    d.command_retries_attr = "command_retry_count";
+    d.command_retries =
+        ReadCounter(reader, dir + "/diag/" + d.command_retries_attr);
+  }
+  d.command_errors = ReadCounter(reader, dir + "/diag/command_error_count");
+  return d;
+}
+RawHeadDiag ReadHeadDiag(const SysfsReader& reader, const std::string& dir) {
+  return {.requeued_no_usable_path = ReadCounter(
+              reader, dir + "/diag/io_requeue_no_usable_path_count"),
+          .failed_no_available_path = ReadCounter(
+              reader, dir + "/diag/io_fail_no_available_path_count")};
+}
+RawControllerDiag ReadControllerDiag(const SysfsReader& reader,
+                                     const std::string& dir) {
+  return {
+      .command_errors = ReadCounter(reader, dir + "/diag/command_error_count"),
+      .resets = ReadCounter(reader, dir + "/diag/reset_count"),
+      .reconnects = ReadCounter(reader, dir + "/diag/reconnect_count")};
+}
+
 struct RootDeleter {
   void operator()(nvme_root* r) const { nvme_free_tree(r); }
 };
@@ -124,6 +161,7 @@ RawController ReadController(nvme_ctrl_t c, const std::string& subsystem,
       reader.ReadAttr(absl::StrCat("class/nvme/", ctrl.name, "/cntlid"));
   ctrl.numa_node = Opt(nvme_ctrl_get_numa_node(c));
   ctrl.queue_count = Opt(nvme_ctrl_get_queue_count(c));
+  ctrl.diag = ReadControllerDiag(reader, "class/nvme/" + ctrl.name);
   return ctrl;
 }
 
@@ -142,13 +180,15 @@ RawPath ReadPath(nvme_path_t p, const std::string& controller,
   // we read it.
   const std::string dev = absl::StrCat("block/", path.name, "/dev");
   if (reader.Exists(dev)) path.dev = reader.ReadAttr(dev);
+  path.diag = ReadPathDiag(reader, "block/" + path.name);
   // The head's attributes are read here, where /sys is; a path name that
   // names no head is reported by the builder.
   absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
   if (head.ok() && !heads.contains(*head)) {
     const std::string hdir = absl::StrCat("block/", *head);
     heads.emplace(*head, RawHead{.nsid = reader.ReadAttr(hdir + "/nsid"),
-                                 .dev = reader.ReadAttr(hdir + "/dev")});
+                                 .dev = reader.ReadAttr(hdir + "/dev"),
+                                 .diag = ReadHeadDiag(reader, hdir)});
   }
   return path;
 }

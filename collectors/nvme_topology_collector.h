@@ -10,6 +10,8 @@
 // What comes from sysfs through SysfsReader, because libnvme 1.3 lacks it:
 //   - subsystem iopolicy, model and serial (1.3 has no getters for them);
 //   - controller cntlid;
+//   - the kernel's diag/ counters of paths, heads and controllers, where the
+//     running kernel has them (model::PathDiag and its siblings);
 //   - path and head major:minor (`dev`), head nsid;
 //   - the heads themselves. libnvme 1.3 builds a namespace (head) object only
 //     by opening /dev/nvmeXnY and sending Identify Namespace

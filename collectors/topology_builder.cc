@@ -1,6 +1,7 @@
 #include "collectors/topology_builder.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -57,6 +58,43 @@ class Builder {
       return std::nullopt;
     }
     return *v;
+  }
+  // A diag/ counter of `dir`: nullopt when the kernel has none. Counters are
+  // unsigned longs; one beyond what the model's field can hold, or negative,
+  // follows the range rule (an error, the value left out).
+  std::optional<uint64_t> Counter(const RawCounter& v, absl::string_view dir,
+                                  absl::string_view attr) {
+    if (!v) return std::nullopt;
+    if (!v->ok()) {
+      errors_.Add(v->status());
+      return std::nullopt;
+    }
+    std::optional<int64_t> n = IntIn(**v, absl::StrCat(dir, "/diag/", attr), 0,
+                                     std::numeric_limits<int64_t>::max());
+    if (!n) return std::nullopt;
+    return static_cast<uint64_t>(*n);
+  }
+  model::PathDiag BuildDiag(const RawPathDiag& raw, absl::string_view dir) {
+    return {
+        .failovers = Counter(raw.failovers, dir, "multipath_failover_count"),
+        .command_retries =
+            Counter(raw.command_retries, dir, raw.command_retries_attr),
+        .command_errors =
+            Counter(raw.command_errors, dir, "command_error_count")};
+  }
+  model::HeadDiag BuildDiag(const RawHeadDiag& raw, absl::string_view dir) {
+    return {
+        .requeued_no_usable_path = Counter(raw.requeued_no_usable_path, dir,
+                                           "io_requeue_no_usable_path_count"),
+        .failed_no_available_path = Counter(raw.failed_no_available_path, dir,
+                                            "io_fail_no_available_path_count")};
+  }
+  model::ControllerDiag BuildDiag(const RawControllerDiag& raw,
+                                  absl::string_view dir) {
+    return {.command_errors =
+                Counter(raw.command_errors, dir, "command_error_count"),
+            .resets = Counter(raw.resets, dir, "reset_count"),
+            .reconnects = Counter(raw.reconnects, dir, "reconnect_count")};
   }
   // A libnvme string attribute that must be present.
   std::string Required(const std::optional<std::string>& v,
@@ -133,6 +171,7 @@ model::Controller Builder::BuildController(const RawController& raw) {
       ctrl.io_queues = static_cast<uint32_t>(*v > 0 ? *v - 1 : 0);
     }
   }
+  ctrl.diag = BuildDiag(raw.diag, cdir);
   return ctrl;
 }
 
@@ -157,6 +196,7 @@ void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
   if (raw.dev) {
     path.dev = Dev(*raw.dev, absl::StrCat("block/", path.name, "/dev"));
   }
+  path.diag = BuildDiag(raw.diag, absl::StrCat("block/", path.name));
   absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
   if (!head.ok()) {
     errors_.Add(head.status());
@@ -181,6 +221,7 @@ void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
         hd.nsid = static_cast<uint32_t>(*nsid);
       }
       hd.dev = Dev(it->second.dev, hdir + "/dev");
+      hd.diag = BuildDiag(it->second.diag, hdir);
     }
     heads_.emplace(hd.name, std::move(hd));
   }

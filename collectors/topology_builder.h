@@ -22,6 +22,24 @@ namespace pathwise::collectors {
 // read (the status names the attribute).
 using RawAttr = absl::StatusOr<std::string>;
 
+// A diag/ counter as read: nullopt when the kernel has no such attribute
+// (which is no error: most kernels have none), else the attribute as read.
+using RawCounter = std::optional<RawAttr>;
+
+// The diag/ attribute groups (see model::PathDiag and its siblings).
+struct RawPathDiag {
+  RawCounter failovers, command_retries, command_errors;
+  // The name command_retries was read under: the kernel's
+  // command_retries_count, or command_retry_count as libnvme spells it.
+  std::string command_retries_attr = "command_retries_count";
+};
+struct RawHeadDiag {
+  RawCounter requeued_no_usable_path, failed_no_available_path;
+};
+struct RawControllerDiag {
+  RawCounter command_errors, resets, reconnects;
+};
+
 struct RawSubsystem {
   std::string name;  // kernel name, nvme-subsys<N>
   std::string nqn;   // libnvme; "" if it had none
@@ -37,6 +55,7 @@ struct RawController {
   std::optional<std::string> transport, address, state, numa_node, queue_count;
   std::string traddr, trsvcid, host_traddr, host_iface;  // "" if none
   RawAttr cntlid = std::string();                        // sysfs
+  RawControllerDiag diag;                                // sysfs
 };
 
 struct RawPath {
@@ -46,12 +65,14 @@ struct RawPath {
   // block/<name>/dev; nullopt when there is no such attribute, which is
   // normal since Linux 5.15 (hidden disks get no dev_t in sysfs).
   std::optional<RawAttr> dev;
+  RawPathDiag diag;  // block/<name>/diag/
 };
 
 // A head's own attributes, read from block/<name>/.
 struct RawHead {
   RawAttr nsid = std::string();
   RawAttr dev = std::string();
+  RawHeadDiag diag;  // block/<name>/diag/
 };
 
 struct RawTopology {

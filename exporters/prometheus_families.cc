@@ -57,6 +57,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     }
     internal::AddPathNvmeFamilies(*snapshot, out);
     internal::AddControllerProbeFamilies(*snapshot, out);
+    internal::AddKernelDiagFamilies(snapshot->topology, out);
     internal::AddDeviceIoFamilies(*snapshot, out);
     internal::AddSamplerFamilies(*snapshot, out);
   }

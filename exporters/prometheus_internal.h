@@ -69,6 +69,10 @@ void AddPathNvmeFamilies(const model::Snapshot& snapshot,
 // The controller probes' families (pathwise_controller_probe_*).
 void AddControllerProbeFamilies(const model::Snapshot& snapshot,
                                 std::vector<prometheus::MetricFamily>& out);
+// The kernel's own diag/ counters of paths, heads and controllers
+// (pathwise_{path,head,controller}_diag_*), where the kernel has them.
+void AddKernelDiagFamilies(const model::Topology& topo,
+                           std::vector<prometheus::MetricFamily>& out);
 // The I/O families of other block devices (pathwise_device_io_*).
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);

@@ -62,6 +62,15 @@ void AddSamplerFamilies(const model::Snapshot& snapshot,
         static_cast<double>(snapshot.sampler->dropped[model::Index(reason)]));
   }
   Push(out, std::move(dropped));
+  MetricFamily blind = Family(
+      "pathwise_bpf_init_context_blind",
+      "1 when the kernel does not run pathwise's BPF programs while a thread "
+      "of PID 1 is current (a sandbox kernel patch): I/O completed in such a "
+      "thread's softirq is neither counted nor in "
+      "pathwise_bpf_events_dropped_total.",
+      MetricType::Gauge);
+  AddGauge(blind, {}, snapshot.sampler->init_context_hidden ? 1 : 0);
+  Push(out, std::move(blind));
   MetricFamily run_seconds =
       Family("pathwise_bpf_program_run_seconds_total",
              "Time the kernel spent running a pathwise BPF program (only while "

@@ -1,5 +1,9 @@
 #include "exporters/topology_json.h"
 
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
 #include "absl/time/time.h"
 #include "exporters/labels.h"
 
@@ -12,8 +16,21 @@ json Dev(const std::optional<model::DevId>& dev) {
   return dev ? json(model::ToString(*dev)) : json(nullptr);
 }
 
+// The kernel's diag/ counters that are present, by name; an object only
+// when the kernel has at least one of them (the key is left out otherwise).
+void AddDiag(
+    std::initializer_list<std::pair<const char*, std::optional<uint64_t>>>
+        counters,
+    json& obj) {
+  json diag = json::object();
+  for (const auto& [name, v] : counters) {
+    if (v) diag[name] = *v;
+  }
+  if (!diag.empty()) obj["diag"] = std::move(diag);
+}
+
 json ControllerJson(const model::Controller& c) {
-  return json{
+  json j{
       {"name", c.name},
       {"transport", c.transport},
       {"address", c.address},
@@ -26,6 +43,11 @@ json ControllerJson(const model::Controller& c) {
       {"numa_node", c.numa_node},
       {"io_queues", c.io_queues ? json(*c.io_queues) : json(nullptr)},
   };
+  AddDiag({{"command_errors", c.diag.command_errors},
+           {"resets", c.diag.resets},
+           {"reconnects", c.diag.reconnects}},
+          j);
+  return j;
 }
 
 // Every histogram has the one layout of model::LatencyHistogram, given once
@@ -205,6 +227,10 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
             {"controller_state",
              c ? std::string(ControllerStateText(*c)) : std::string()},
         });
+        AddDiag({{"failovers", p.diag.failovers},
+                 {"command_retries", p.diag.command_retries},
+                 {"command_errors", p.diag.command_errors}},
+                paths.back());
         if (scoring != nullptr) {
           if (auto it = scoring->paths.find(p.name);
               it != scoring->paths.end()) {
@@ -216,6 +242,10 @@ json TopologyToJson(const model::Topology& t, const model::Scoring* scoring) {
                        {"nsid", h.nsid},
                        {"dev", Dev(h.dev)},
                        {"paths", paths}});
+      AddDiag(
+          {{"io_requeued_no_usable_path", h.diag.requeued_no_usable_path},
+           {"io_failed_no_available_path", h.diag.failed_no_available_path}},
+          heads.back());
     }
     json ctrls = json::array();
     for (const model::Controller& c : t.controllers) {

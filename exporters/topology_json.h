@@ -17,6 +17,10 @@ namespace pathwise::exporters {
 //       numa_node,transport,address,controller_state}]}],
 //    "controllers":[{name,transport,address,traddr,trsvcid,host_traddr,
 //       host_iface,state,cntlid,numa_node,io_queues}]}]}
+// Paths, heads and controllers also have "diag" where the kernel has diag/
+// counters: a path {failovers, command_retries, command_errors}, a head
+// {io_requeued_no_usable_path, io_failed_no_available_path}, a controller
+// {command_errors, resets, reconnects}, each only when the kernel has it.
 // With `scoring`, each path also has "health", "weight" ({read,write,other}),
 // "score" and "latency_ewma_seconds" ({read,write,other}, null without a
 // sample), and each subsystem "iopolicy_recommended" and

@@ -28,6 +28,35 @@
 
 namespace pathwise::model {
 
+// The kernel's own diagnostic counters: the diag/ attribute group of a path,
+// head or controller in sysfs. Each is nullopt when the running kernel does
+// not have it (kernels before the group have no diag/ at all, and a PCIe
+// controller has no reconnect_count); nothing is exported for it then. They
+// count from the device's creation, and an admin may write any value to them
+// (a counter reset, as Prometheus sees it).
+struct PathDiag {
+  std::optional<uint64_t> failovers;        // multipath_failover_count
+  std::optional<uint64_t> command_retries;  // command_retries_count
+  std::optional<uint64_t> command_errors;   // command_error_count
+  friend bool operator==(const PathDiag&, const PathDiag&) = default;
+};
+struct HeadDiag {
+  // io_requeue_no_usable_path_count: bios the head queued because no path
+  // was usable (some path may come back).
+  std::optional<uint64_t> requeued_no_usable_path;
+  // io_fail_no_available_path_count: bios the head failed because no path
+  // was left at all.
+  std::optional<uint64_t> failed_no_available_path;
+  friend bool operator==(const HeadDiag&, const HeadDiag&) = default;
+};
+struct ControllerDiag {
+  std::optional<uint64_t> command_errors;  // command_error_count
+  std::optional<uint64_t> resets;          // reset_count
+  std::optional<uint64_t> reconnects;      // reconnect_count (fabrics only)
+  friend bool operator==(const ControllerDiag&,
+                         const ControllerDiag&) = default;
+};
+
 struct Subsystem {
   std::string name;  // nvme-subsys0
   std::string nqn;   // subsysnqn
@@ -45,6 +74,7 @@ struct Head {
   std::string subsystem;  // nvme-subsys0
   uint32_t nsid = 0;      // 0 if unknown
   std::optional<DevId> dev;
+  HeadDiag diag;
 };
 
 // A path: the hidden per-controller block device (nvme0c1n1).
@@ -60,6 +90,7 @@ struct Path {
   // when known or not reported), shown verbatim.
   std::string unknown_ana_state;
   int numa_node = -1;  // the controller's NUMA node, -1 if none/unknown
+  PathDiag diag;
 };
 
 struct Controller {
@@ -79,6 +110,7 @@ struct Controller {
   int numa_node = -1;
   // Number of I/O queues: the kernel's queue_count minus the admin queue.
   std::optional<uint32_t> io_queues;
+  ControllerDiag diag;
 };
 
 // Vectors are sorted by name in natural order (nvme2 before nvme10).
@@ -155,6 +187,10 @@ struct SamplerStats {
   // Filled only while kernel program run statistics are collected
   // (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd).
   std::vector<Program> programs;
+  // The kernel does not run the programs while a thread of PID 1 is
+  // current (a sandbox kernel patch): I/O completed in such a thread's
+  // softirq is neither counted nor in `dropped`.
+  bool init_context_hidden = false;
 };
 
 // Path scoring (scoring/stage.h, docs/scoring.md): filled

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generates deploy/kubernetes/prometheusrule.yaml (a prometheus-operator
+# Generates deploy/kubernetes/base/prometheusrule.yaml (a prometheus-operator
 # PrometheusRule) from the single rules source, deploy/prometheus/pathwise-rules.yml.
 # A Prometheus rules file is `groups: [...]` and a PrometheusRule's spec is
 # exactly that, so the source is embedded verbatim, indented under `spec:`.
@@ -10,7 +10,7 @@
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 src=$here/../prometheus/pathwise-rules.yml
-out=$here/prometheusrule.yaml
+out=$here/base/prometheusrule.yaml
 
 render() {
   cat <<'HDR'

@@ -30,7 +30,8 @@ const REQUIRED = [
   "PathwisePathDegraded", "PathwisePathFailed", "PathwisePathFailovers",
   "PathwiseNoOptimizedPath", "PathwiseSinglePathLeft", "PathwiseLatencyImbalance",
   "PathwiseIopolicyMismatch", "PathwiseAgentDown", "PathwiseBpfUnavailable",
-  "PathwiseEventsDropped",
+  "PathwiseEventsDropped", "PathwiseActuatorFailed", "PathwiseActuatorRefused",
+  "PathwiseProbesFailing", "PathwiseProbesUnavailable",
 ];
 let failures = 0;
 const alerts = rules.groups.flatMap((g) => g.rules).filter((r) => r.alert);

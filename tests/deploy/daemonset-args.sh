@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints what deploy/kubernetes/daemonset.yaml gives the pathwise container,
+# Prints what deploy/kubernetes/base/daemonset.yaml gives the pathwise container,
 # one item per line, for tests that run the agent the way the DaemonSet does:
 #   daemonset-args.sh [--args|--caps] [DAEMONSET_YAML]
 # --args (default): the container's args; --caps: capabilities.add.
@@ -8,7 +8,7 @@
 # agrees with a real YAML parse of the rendered manifests.
 set -euo pipefail
 mode=${1:---args}
-file=${2:-$(dirname "$(readlink -f "$0")")/../../deploy/kubernetes/daemonset.yaml}
+file=${2:-$(dirname "$(readlink -f "$0")")/../../deploy/kubernetes/base/daemonset.yaml}
 case $mode in
   --args)
     awk '

@@ -37,3 +37,42 @@ test("reports YAML errors with the file", () => {
   });
   assert.throws(() => renderLite(dir), /a\.yaml/);
 });
+
+test("renders a base directory and applies inline JSON 6902 patches to its target", () => {
+  const base = tmpKust({
+    "kustomization.yaml": "kind: Kustomization\nresources: [a.yaml]\n",
+    "a.yaml": "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d, namespace: x}\nspec: {args: [a, b], vols: [{n: 1}], sc: {ro: true, drop: x}}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: d, namespace: x}\n",
+  });
+  const overlay = tmpKust({});
+  fs.writeFileSync(path.join(overlay, "kustomization.yaml"), [
+    "kind: Kustomization",
+    `resources: [${path.relative(overlay, base)}]`,  // relative, as overlays name their base
+    "patches:",
+    "  - target: {group: apps, version: v1, kind: DaemonSet, name: d}",
+    "    patch: |-",
+    "      - {op: replace, path: /spec/args, value: [a, c]}",
+    "      - {op: add, path: /spec/vols/-, value: {n: 2}}",
+    "      - {op: add, path: /spec/vols/0, value: {n: 0}}",
+    "      - {op: replace, path: /spec/sc/ro, value: false}",
+    "      - {op: remove, path: /spec/sc/drop}",
+    "",
+  ].join("\n"));
+  const objs = renderLite(overlay);
+  assert.deepEqual(objs.map((o) => o.kind), ["DaemonSet", "Service"]);
+  assert.deepEqual(objs[0].spec, { args: ["a", "c"], vols: [{ n: 0 }, { n: 1 }, { n: 2 }], sc: { ro: false } });
+  // the base renders as before
+  assert.deepEqual(renderLite(base)[0].spec.args, ["a", "b"]);
+});
+
+test("refuses patches it cannot apply exactly", () => {
+  const mk = (patch, target = "{kind: Service, name: s}") => tmpKust({
+    "kustomization.yaml": `kind: Kustomization\nresources: [a.yaml]\npatches:\n  - target: ${target}\n    patch: |-\n      ${patch}\n`,
+    "a.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [1]}\n",
+  });
+  assert.throws(() => renderLite(mk("- {op: move, from: /spec, path: /x}")), /does not support op 'move'/);
+  assert.throws(() => renderLite(mk("- {op: replace, path: /spec/nope, value: 1}")), /no such member/);
+  assert.throws(() => renderLite(mk("- {op: replace, path: /spec/ports/1, value: 1}")), /index out of range/);
+  assert.throws(() => renderLite(mk("- {op: add, path: /nope/x, value: 1}")), /no such parent/);
+  assert.throws(() => renderLite(mk("- {op: add, path: /spec/x, value: 1}", "{kind: DaemonSet}")), /matches 0 objects/);
+  assert.throws(() => renderLite(mk("- {op: add, path: /spec/x, value: 1}", "{kind: Service, labelSelector: a=b}")), /target key 'labelSelector'/);
+});

@@ -3,6 +3,8 @@
 # pointed at the built binary, since verify checks it exists), the same
 # agent args as the DaemonSet, the hardening directives, and
 # `systemd-analyze security --offline` exposure at most 3.0 ("OK").
+# Then the same with the active-mode drop-in pathwise.service.d/active.conf,
+# which may only add the actuator's and the probes' needs.
 #   tests/deploy/systemd-test.sh PATHWISE_BINARY
 set -euo pipefail
 bin=$(readlink -f "$1")
@@ -35,4 +37,35 @@ if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise.service" 2>&1); t
   echo "ok   systemd-analyze security exposure $level"
 else
   echo "note systemd-analyze security --offline unsupported here"
+fi
+
+# --- the active-mode drop-in, next to the unit as systemd looks for it.
+dropin=$here/../../deploy/systemd/pathwise.service.d/active.conf
+mkdir "$tmp/pathwise.service.d"
+sed "s|/usr/local/bin/pathwise|$bin|" "$dropin" > "$tmp/pathwise.service.d/active.conf"
+out=$(systemd-analyze verify "$tmp/pathwise.service" 2>&1) || { echo "$out"; exit 1; }
+if grep -i 'pathwise.service' <<<"$out"; then echo "FAIL verify diagnostics (drop-in)"; exit 1; fi
+echo "ok   systemd-analyze verify with active.conf"
+
+# Its args: the base's (without any --actuate/--probe_interval) plus active mode.
+base_args=$(tr ' ' '\n' <<<"$ds_args" | grep -vE '^--(actuate|probe_interval)(=|$)' | paste -sd' ')
+active_args=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$dropin")
+[[ $active_args == "$base_args --actuate=on --probe_interval=1s" ]] ||
+  { echo "FAIL active ExecStart args '$active_args'"; exit 1; }
+[[ $(grep -cxF 'ExecStart=' "$dropin") -eq 1 ]] || { echo "FAIL active.conf must reset ExecStart"; exit 1; }
+echo "ok   active ExecStart args: the base's plus --actuate=on --probe_interval=1s"
+
+# Only these settings: everything else (capabilities, NoNewPrivileges,
+# ProtectSystem, ...) is the unit's.
+want=$(printf '%s\n' '[Service]' 'ExecStart=' "ExecStart=/usr/local/bin/pathwise $active_args" \
+  'ReadWritePaths=-/sys/devices/virtual/nvme-subsystem' 'PrivateDevices=no' 'DeviceAllow=char-nvme r' \
+  'SystemCallFilter=io_uring_setup io_uring_enter io_uring_register')
+got=$(grep -vE '^[[:space:]]*(#|$)' "$dropin")
+[[ $got == "$want" ]] || { echo "FAIL active.conf settings:"; diff <(echo "$want") <(echo "$got"); exit 1; }
+echo "ok   active.conf adds only the nvme-subsystem write, read access to char-nvme and io_uring"
+
+if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise.service" 2>&1); then
+  level=$(sed -nE 's/.*Overall exposure level for pathwise.service: ([0-9.]+).*/\1/p' <<<"$sec")
+  awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 3.0) }' || { echo "FAIL exposure with active.conf $level > 3.0"; exit 1; }
+  echo "ok   systemd-analyze security exposure with active.conf $level"
 fi

@@ -1,8 +1,10 @@
 // Validates pathwise's Kubernetes manifests as users get them: the kustomize
-// output of deploy/kubernetes, checked against the Kubernetes and
+// output of deploy/kubernetes (the read-only base) and of
+// deploy/kubernetes/overlays/active, checked against the Kubernetes and
 // prometheus-operator schemas (npm kubernetes-models,
 // @kubernetes-models/prometheus-operator), plus pathwise's own deployment
-// policy (least privilege, probes, mounts, the generated PrometheusRule).
+// policy (least privilege, probes, mounts, the generated PrometheusRule; the
+// overlay differs from the base only by what active mode needs).
 //   node validate.mjs REPO_ROOT
 // Rendering: a real kustomize (`kustomize build`, or `kubectl kustomize`) when
 // one is on PATH, and always kustomize-lite.mjs; when both ran, they must
@@ -26,6 +28,7 @@ if (!root) {
   process.exit(2);
 }
 const kdir = path.join(root, "deploy/kubernetes");
+const activeDir = path.join(kdir, "overlays/active");
 
 function which(cmd) {
   for (const d of (process.env.PATH ?? "").split(":")) {
@@ -38,7 +41,7 @@ function which(cmd) {
   return null;
 }
 
-function renderReal() {
+function renderReal(kdir) {
   if (process.env.KUSTOMIZE === "none") return null;
   const tries = [];
   if (which("kustomize")) tries.push(["kustomize", ["build", kdir]]);
@@ -65,21 +68,27 @@ function check(name, fn) {
   }
 }
 
-const lite = renderLite(kdir);
-const real = renderReal();
-let objs = lite;
-if (real) {
-  console.log(`rendered with ${real.how} and with kustomize-lite`);
-  check("kustomize and kustomize-lite render the same objects", () => {
+// The objects of the kustomization in `dir`: a real kustomize's when there
+// is one (and then kustomize-lite must render the same), else kustomize-lite's.
+function render(dir) {
+  const name = path.relative(root, dir);
+  const lite = renderLite(dir);
+  const real = renderReal(dir);
+  if (!real) {
+    console.log(`${name}: rendered with kustomize-lite (no kustomize or kubectl on PATH)`);
+    return lite;
+  }
+  console.log(`${name}: rendered with ${real.how} and with kustomize-lite`);
+  check(`${name}: kustomize and kustomize-lite render the same objects`, () => {
     const a = new Map(real.objs.map((o) => [key(o), o]));
     const b = new Map(lite.map((o) => [key(o), o]));
     assert.deepEqual([...a.keys()].sort(), [...b.keys()].sort());
     for (const [k, o] of a) assert.deepEqual(o, b.get(k), k);
   });
-  objs = real.objs;
-} else {
-  console.log("rendered with kustomize-lite (no kustomize or kubectl on PATH)");
+  return real.objs;
 }
+
+const objs = render(kdir);
 
 const MODELS = {
   "v1/Namespace": Namespace,
@@ -121,7 +130,9 @@ check("DaemonSet: one container, runs `pathwise serve`", () => {
   assert.equal(pod.containers.length, 1);
   assert.equal(c.args[0], "serve");
 });
-check("DaemonSet: active mode off (no --active* flag)", () => {
+check("DaemonSet: active mode off (no --actuate but off; --probe_interval, if given, 0)", () => {
+  assert.ok(!c.args.some((a) => /^--actuate(=|$)/.test(a) && a !== "--actuate=off"), c.args.join(" "));
+  assert.ok(!c.args.some((a) => /^--probe_interval(=|$)/.test(a) && a !== "--probe_interval=0"), c.args.join(" "));
   assert.ok(!c.args.some((a) => /^--active/.test(a)), c.args.join(" "));
 });
 check("DaemonSet: listens on the declared container port", () => {
@@ -183,6 +194,65 @@ check("ServiceMonitor: selects the Service and scrapes its port; job matches Pat
 check("PrometheusRule: spec.groups equals deploy/prometheus/pathwise-rules.yml", () => {
   const src = YAML.parse(fs.readFileSync(path.join(root, "deploy/prometheus/pathwise-rules.yml"), "utf8"));
   assert.deepEqual(pr.spec, src);
+});
+
+// ---- overlays/active: the base plus what active mode needs, nothing else.
+const active = render(activeDir);
+const aDs = active.find((o) => o.kind === "DaemonSet");
+const aPod = aDs?.spec?.template?.spec ?? {};
+const ac = aPod.containers?.[0] ?? {};
+const NVME_SUBSYS = "/sys/devices/virtual/nvme-subsystem";
+const ACTIVE_ARGS = ["--actuate=on", "--probe_interval=1s"];
+for (const o of active) {
+  check(`overlays/active: schema ${key(o)}`, () => {
+    const M = MODELS[`${o.apiVersion}/${o.kind}`];
+    assert.ok(M, `unexpected kind ${o.apiVersion}/${o.kind}`);
+    new M(o).validate();
+  });
+}
+check("overlays/active: the base's objects, all but the DaemonSet unchanged", () => {
+  assert.deepEqual(active.map(key).sort(), objs.map(key).sort());
+  for (const o of active) {
+    if (o.kind !== "DaemonSet") assert.deepEqual(o, objs.find((b) => key(b) === key(o)), key(o));
+  }
+});
+check("overlays/active: args are the base's plus --actuate=on and --probe_interval=1s", () => {
+  const baseArgs = c.args.filter((a) => !/^--(actuate|probe_interval)(=|$)/.test(a));
+  assert.deepEqual(ac.args, [...baseArgs, ...ACTIVE_ARGS]);
+});
+check("overlays/active: the DaemonSet differs from the base's only in args, securityContext, volumes, mounts and one annotation", () => {
+  const strip = (d) => {
+    const o = structuredClone(d);
+    delete o.metadata.annotations;
+    const p = o.spec.template.spec;
+    delete p.volumes;
+    for (const ct of p.containers) { delete ct.args; delete ct.securityContext; delete ct.volumeMounts; }
+    return o;
+  };
+  assert.deepEqual(strip(aDs), strip(ds));
+  assert.equal(ds.metadata.annotations, undefined);
+  assert.deepEqual(aDs.metadata.annotations, { "pathwise.io/mode": "active" });
+});
+check("overlays/active: one writable mount, the host's nvme-subsystem directory; /sys stays read-only", () => {
+  const extra = ac.volumeMounts.filter((m) => !c.volumeMounts.some((b) => b.name === m.name));
+  assert.deepEqual(ac.volumeMounts.slice(0, c.volumeMounts.length), c.volumeMounts);
+  assert.deepEqual(extra.map((m) => [m.mountPath, m.readOnly]), [[NVME_SUBSYS, false]]);
+  assert.deepEqual(ac.volumeMounts.filter((m) => m.readOnly === false).map((m) => m.mountPath), [NVME_SUBSYS]);
+  const vol = aPod.volumes.find((v) => v.name === extra[0].name);
+  assert.deepEqual(vol.hostPath, { path: NVME_SUBSYS, type: "Directory" });
+  assert.deepEqual(aPod.volumes.slice(0, pod.volumes.length), pod.volumes);
+  assert.equal(aPod.volumes.length, pod.volumes.length + 1);
+});
+check("overlays/active: privileged only for the device cgroup; root filesystem still read-only", () => {
+  const sc = ac.securityContext;
+  assert.equal(sc.privileged, true);
+  // The API server refuses privileged with allowPrivilegeEscalation false.
+  assert.notEqual(sc.allowPrivilegeEscalation, false);
+  assert.equal(sc.readOnlyRootFilesystem, true);
+  assert.equal(sc.runAsUser, 0);
+  // Capabilities mean nothing in a privileged container: none are listed
+  // that could suggest otherwise.
+  assert.equal(sc.capabilities, undefined);
 });
 
 console.log(failures ? `${failures} check(s) failed` : "all manifest checks passed");

@@ -1,5 +1,5 @@
 # End to end, as users run it, tcp:2:
-# - pathwise with the exact container args of deploy/kubernetes/daemonset.yaml;
+# - pathwise with the exact container args of deploy/kubernetes/base/daemonset.yaml;
 # - Debian's prometheus scraping it every 2 s (timeout 2 s) with the shipped
 #   rules; deploy/prometheus/override-for.sh (the documented override; the
 #   rules file itself is not touched) shortens to 5s the `for:` of the alerts

@@ -110,6 +110,27 @@ TEST(BlockLayout, MissingFieldIsAClearError) {
   EXPECT_NE(l.status().message().find("disk"), std::string::npos) << l.status();
 }
 
+TEST(BlockLayout, InitIsolationFromBpfProgAux) {
+  // A kernel whose struct bpf_prog_aux has `init_owned` skips programs PID 1
+  // did not load while a thread of PID 1 is current.
+  BtfPtr plain = KernelBtf(/*modern=*/true);
+  const int u8 = btf__add_int(plain.get(), "bool", 1, BTF_INT_BOOL);
+  btf__add_struct(plain.get(), "bpf_prog_aux", 8);
+  btf__add_field(plain.get(), "init_private", u8, 0, 0);
+  absl::StatusOr<BlockLayout> l = ReadBlockLayout(plain.get());
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_FALSE(l->init_context_hidden);
+
+  BtfPtr patched = KernelBtf(/*modern=*/true);
+  const int b8 = btf__add_int(patched.get(), "bool", 1, BTF_INT_BOOL);
+  btf__add_struct(patched.get(), "bpf_prog_aux", 8);
+  btf__add_field(patched.get(), "init_private", b8, 0, 0);
+  btf__add_field(patched.get(), "init_owned", b8, 8, 0);
+  l = ReadBlockLayout(patched.get());
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_TRUE(l->init_context_hidden);
+}
+
 TEST(BlockLayout, NoBtfIsAnError) {
   EXPECT_FALSE(ReadBlockLayout(nullptr).ok());
 }
