@@ -39,6 +39,10 @@ struct Options {
   // Resolved per command: snapshot prometheus|json, topology text|json.
   std::string format;
   std::string log_level = "info";
+  // serve: controller probes (control/prober.h); a zero interval turns
+  // them off.
+  absl::Duration probe_interval = absl::Seconds(1);
+  absl::Duration probe_timeout = absl::Seconds(2);
   // Path scoring (--ewma_shift, --degraded_ratio, --degraded_windows,
   // --idle_windows, --recover_windows, --reseed_ratio).
   scoring::Config scoring;

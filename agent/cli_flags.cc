@@ -388,6 +388,34 @@ std::string ParseListenAddress(absl::string_view text, std::string* v) {
   return HostProblem(text.substr(0, text.rfind(':')));
 }
 
+// Controller probes: --probe_interval and --probe_timeout.
+void AddProbes(CLI::App& app, Options* o) {
+  AddValue<absl::Duration>(
+      app, "probe_interval", &o->probe_interval,
+      [](absl::string_view t, absl::Duration* d) {
+        std::string p = ParseDurationFlag(t, d);
+        return !p.empty() || *d >= absl::ZeroDuration()
+                   ? p
+                   : "must not be negative";
+      },
+      "DURATION", "1s",
+      "Controller probes: every this often, one NVMe Identify Controller "
+      "admin command per controller through io_uring on /dev/nvmeX, timed "
+      "(pathwise_controller_probe_*); an idle path is scored from its "
+      "controller's probes and an unreachable controller's paths are failed. "
+      "0 turns probes off. Off with a --sysfs_root other than /sys.");
+  AddValue<absl::Duration>(
+      app, "probe_timeout", &o->probe_timeout,
+      [](absl::string_view t, absl::Duration* d) {
+        std::string p = ParseDurationFlag(t, d);
+        return !p.empty() || *d > absl::ZeroDuration() ? p : "must be positive";
+      },
+      "DURATION", "2s",
+      "Controller probes: a probe without a completion after this long "
+      "fails (reason timeout); the controller gets no new probe until the "
+      "kernel completes that one.");
+}
+
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
@@ -403,6 +431,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "basic_auth_users), read once at start. A bad file exits 2.");
   AddCollection(app, o);
   AddActuate(app, o);
+  AddProbes(app, o);
   AddLogLevel(app, o);
 }
 

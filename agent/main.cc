@@ -27,6 +27,7 @@
 #include "collectors/sysfs_reader.h"
 #include "control/iopolicy_actuator.h"
 #include "control/iopolicy_file.h"
+#include "control/prober.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -163,13 +164,48 @@ absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
   return absl::OkStatus();
 }
 
-// Sets up the pipeline's stages: topology, I/O, scoring. The actuators are
-// serve's (AddActuators).
+// serve: the controller prober as one more I/O source, unless
+// --probe_interval=0 or the topology is not this system's (a --sysfs_root
+// other than /sys: /dev holds other controllers). A prober that cannot
+// start (no io_uring) is one log line, not a failure.
+void AddProber(const Options& o, Pipeline& pipeline) {
+  if (o.command != Command::kServe) return;
+  if (o.probe_interval <= absl::ZeroDuration()) {
+    spdlog::info("controller probes off (--probe_interval=0)");
+    return;
+  }
+  if (o.sysfs_root != "/sys") {
+    spdlog::info(
+        "controller probes off: --sysfs_root={} is not this "
+        "system's /sys",
+        o.sysfs_root);
+    return;
+  }
+  control::ProberOptions po;
+  po.interval = o.probe_interval;
+  po.timeout = o.probe_timeout;
+  absl::StatusOr<std::unique_ptr<control::ProbeRing>> ring =
+      control::MakeUringProbeRing(po);
+  if (!ring.ok()) {
+    spdlog::warn("controller probes unavailable: {}",
+                 OneLine(ring.status().message()));
+    return;
+  }
+  spdlog::info("controller probes every {}, timeout {}",
+               absl::FormatDuration(po.interval),
+               absl::FormatDuration(po.timeout));
+  pipeline.AddIoSource(
+      std::make_unique<control::Prober>(std::move(po), *std::move(ring)));
+}
+
+// Sets up the pipeline's stages: topology, I/O (and probes), scoring. The
+// actuators are serve's (AddActuators).
 absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
   const collectors::SysfsReader reader(o.sysfs_root);
   pipeline.SetTopologySource(
       std::make_unique<collectors::NvmeTopologyCollector>(reader));
   if (absl::Status s = AddIoSource(o, reader, pipeline); !s.ok()) return s;
+  AddProber(o, pipeline);
   scoring::ScoringOptions so;
   so.config = o.scoring;
   so.interval = o.interval;

@@ -82,8 +82,8 @@ model::Snapshot Pipeline::Collect() {
     std::optional<model::Scoring> scoring;
     snap.collectors.push_back(
         RunStage("collector", scoring_.impl->name(), scoring_.last_error, [&] {
-          scoring =
-              scoring_.impl->Score(snap.topology, io.path_io, io.path_nvme);
+          scoring = scoring_.impl->Score(snap.topology, io.path_io,
+                                         io.path_nvme, io.controller_probe);
           return absl::OkStatus();
         }));
     snap.scoring = std::move(scoring);

@@ -190,6 +190,33 @@ constexpr absl::string_view DropReasonLabel(model::DropReason r) {
   return "unknown";
 }
 
+// The `reason` of pathwise_controller_probe_failures_total: timeout,
+// transport, unavailable, or the NVMe status class as `status_class`
+// spells it.
+constexpr absl::string_view ProbeFailureLabel(model::ProbeFailure f) {
+  switch (f) {
+    case model::ProbeFailure::kTimeout:
+      return "timeout";
+    case model::ProbeFailure::kTransport:
+      return "transport";
+    case model::ProbeFailure::kUnavailable:
+      return "unavailable";
+    case model::ProbeFailure::kGeneric:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kGeneric);
+    case model::ProbeFailure::kCommandSpecific:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kCommandSpecific);
+    case model::ProbeFailure::kMedia:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kMedia);
+    case model::ProbeFailure::kPath:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kPath);
+    case model::ProbeFailure::kVendor:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kVendor);
+    case model::ProbeFailure::kReserved:
+      return NvmeStatusClassLabel(model::NvmeStatusClass::kReserved);
+  }
+  return "unknown";
+}
+
 // The `source` label of pathwise_sampler_info; "" for kNone.
 constexpr absl::string_view IoSourceLabel(model::IoSource s) {
   switch (s) {

@@ -56,6 +56,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
       internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
     }
     internal::AddPathNvmeFamilies(*snapshot, out);
+    internal::AddControllerProbeFamilies(*snapshot, out);
     internal::AddKernelDiagFamilies(snapshot->topology, out);
     internal::AddDeviceIoFamilies(*snapshot, out);
     internal::AddSamplerFamilies(*snapshot, out);

@@ -66,6 +66,9 @@ void AddScoringFamilies(const model::Topology& topo,
 // failovers).
 void AddPathNvmeFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
+// The controller probes' families (pathwise_controller_probe_*).
+void AddControllerProbeFamilies(const model::Snapshot& snapshot,
+                                std::vector<prometheus::MetricFamily>& out);
 // The kernel's own diag/ counters of paths, heads and controllers
 // (pathwise_{path,head,controller}_diag_*), where the kernel has them.
 void AddKernelDiagFamilies(const model::Topology& topo,

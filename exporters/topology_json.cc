@@ -132,6 +132,27 @@ json SamplerJson(const std::optional<model::SamplerStats>& sampler) {
   return json{{"dropped", dropped}, {"programs", programs}};
 }
 
+// Controller probes by controller ({} with probes off): the latency of the
+// successful ones as a histogram, the failures by reason, and whether the
+// controller is unreachable now.
+json ProbesJson(const std::map<std::string, model::ControllerProbeStats,
+                               std::less<>>& probes) {
+  json out = json::object();
+  for (const auto& [name, st] : probes) {
+    json failures = json::object();
+    for (model::ProbeFailure f : model::kAllProbeFailures) {
+      failures[std::string(ProbeFailureLabel(f))] =
+          st.failures[model::Index(f)];
+    }
+    out[name] = {{"latency_seconds",
+                  HistogramJson(st.latency,
+                                static_cast<double>(st.latency_sum_ns) / 1e9)},
+                 {"failures", failures},
+                 {"unreachable", st.unreachable}};
+  }
+  return out;
+}
+
 json Optional(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
@@ -300,6 +321,7 @@ json SnapshotToJson(const model::Snapshot& snap) {
              {"devices", IoMapJson(snap.device_io)}};
   j["nvme"] = NvmeJson(snap.path_nvme);
   j["sampler"] = SamplerJson(snap.sampler);
+  j["probes"] = ProbesJson(snap.controller_probe);
   j["scoring"] = ScoringJson(snap.topology, snap.scoring);
   return j;
 }

@@ -38,8 +38,10 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
 // errors and "latency_seconds": {upper_bounds_seconds, counts, count,
 // sum_seconds} with non-cumulative counts, one more than the finite bounds,
 // the last above every bound), "nvme" (by path: errors_by_class, retries,
-// failovers), "sampler" ({dropped, programs} or null) and "scoring"
-// ({paths, heads, iopolicy_recommended} or null).
+// failovers), "sampler" ({dropped, programs} or null), "probes" (by
+// controller: latency_seconds as above, failures by reason, unreachable;
+// {} with probes off) and "scoring" ({paths, heads, iopolicy_recommended}
+// or null).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 // `j` as the JSON routes and commands print it: indented by `indent`

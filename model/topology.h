@@ -238,6 +238,23 @@ struct CollectorResult {
   std::string error;  // first error, "" on success
 };
 
+// One controller's probes (control/prober.h), cumulative since the prober
+// first saw it.
+struct ControllerProbeStats {
+  // Probes that completed successfully within the timeout: their latency
+  // (submission to completion) and its sum.
+  LatencyHistogram latency;
+  uint64_t latency_sum_ns = 0;
+  // Failed probes, indexed by ProbeFailure.
+  std::array<uint64_t, kProbeFailureCount> failures{};
+  // Whether the controller is unreachable now: the last probe failed with
+  // ProbeFailureMeansUnreachable, or one has been outstanding past its
+  // timeout.
+  bool unreachable = false;
+  friend bool operator==(const ControllerProbeStats&,
+                         const ControllerProbeStats&) = default;
+};
+
 // The I/O part of a snapshot: what the pipeline's I/O sources produce
 // (collectors::IoSource), handed on to scoring and published as part of the
 // Snapshot.
@@ -252,6 +269,8 @@ struct IoReading {
   std::map<std::string, PathNvmeStats, std::less<>> path_nvme;
   std::map<std::string, IoStats, std::less<>> device_io;
   std::optional<SamplerStats> sampler;
+  // Controller probes, keyed by controller name; empty when probes are off.
+  std::map<std::string, ControllerProbeStats, std::less<>> controller_probe;
 };
 
 struct Snapshot : IoReading {

@@ -138,6 +138,60 @@ constexpr size_t ErrorClassIndex(NvmeStatusClass c) {
   return static_cast<size_t>(c) - 1;
 }
 
+// Why a controller probe (control/prober.h) failed: no completion within
+// the timeout, an error from the kernel instead of an NVMe completion
+// (the controller not live or gone, the command cancelled), the NVMe
+// status class of a completion that carried one, or kUnavailable: pathwise
+// could not send the probe at all (no char device, no permission, a kernel
+// without admin passthru over io_uring), which says nothing about the
+// controller.
+enum class ProbeFailure : uint8_t {
+  kTimeout,
+  kTransport,
+  kUnavailable,
+  kGeneric,
+  kCommandSpecific,
+  kMedia,
+  kPath,
+  kVendor,
+  kReserved,
+};
+inline constexpr size_t kProbeFailureCount = 9;
+inline constexpr std::array<ProbeFailure, kProbeFailureCount>
+    kAllProbeFailures = {ProbeFailure::kTimeout,
+                         ProbeFailure::kTransport,
+                         ProbeFailure::kUnavailable,
+                         ProbeFailure::kGeneric,
+                         ProbeFailure::kCommandSpecific,
+                         ProbeFailure::kMedia,
+                         ProbeFailure::kPath,
+                         ProbeFailure::kVendor,
+                         ProbeFailure::kReserved};
+// The failure of a completion with NVMe status class `c` (c != kSuccess).
+constexpr ProbeFailure ProbeFailureOf(NvmeStatusClass c) {
+  switch (c) {
+    case NvmeStatusClass::kGeneric:
+      return ProbeFailure::kGeneric;
+    case NvmeStatusClass::kCommandSpecific:
+      return ProbeFailure::kCommandSpecific;
+    case NvmeStatusClass::kMedia:
+      return ProbeFailure::kMedia;
+    case NvmeStatusClass::kPath:
+      return ProbeFailure::kPath;
+    case NvmeStatusClass::kVendor:
+      return ProbeFailure::kVendor;
+    default:
+      return ProbeFailure::kReserved;
+  }
+}
+// Whether a failure says the controller cannot be reached: the ones that
+// make its paths unusable to scoring. A controller that answered with a
+// generic or command-specific status is reachable.
+constexpr bool ProbeFailureMeansUnreachable(ProbeFailure f) {
+  return f == ProbeFailure::kTimeout || f == ProbeFailure::kTransport ||
+         f == ProbeFailure::kPath;
+}
+
 // Why the BPF sampler's kernel side could not account an event.
 enum class DropReason : uint8_t {
   kStartMapFull = 0,  // own issue timestamp not stored: start map full

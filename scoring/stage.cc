@@ -31,16 +31,49 @@ bool KernelHasQueueDepth(absl::string_view release) {
 
 model::Scoring ScoringStage::Score(const model::Topology& topo,
                                    const PathIo& path_io,
-                                   const PathNvme& path_nvme) {
+                                   const PathNvme& path_nvme,
+                                   const ControllerProbes& controller_probe) {
   model::Scoring out;
-  ScoreHeads(TakeWindows(topo, path_io, path_nvme), out);
+  ScoreHeads(
+      TakeWindows(topo, path_io, path_nvme, TakeProbeWindows(controller_probe)),
+      out);
   AdviseSubsystems(topo, out);
   return out;
 }
 
-ScoringStage::Windows ScoringStage::TakeWindows(const model::Topology& topo,
-                                                const PathIo& path_io,
-                                                const PathNvme& path_nvme) {
+std::map<std::string, ScoringStage::ProbeWindow, std::less<>>
+ScoringStage::TakeProbeWindows(const ControllerProbes& controller_probe) {
+  std::map<std::string, ProbeWindow, std::less<>> windows;
+  std::map<std::string, ProbeCounters, std::less<>> current;
+  for (const auto& [name, stats] : controller_probe) {
+    ProbeCounters now;
+    now.sample = {stats.latency.Count(), stats.latency_sum_ns};
+    for (model::ProbeFailure f : model::kAllProbeFailures) {
+      if (model::ProbeFailureMeansUnreachable(f)) {
+        now.unreachable_failures += stats.failures[model::Index(f)];
+      }
+    }
+    ProbeWindow& w = windows[name];
+    w.unreachable = stats.unreachable;
+    if (auto prev = previous_probe_.find(name); prev != previous_probe_.end()) {
+      const ProbeCounters& before = prev->second;
+      w.sample.count = Delta(now.sample.count, before.sample.count);
+      w.sample.latency_sum_ns =
+          Delta(now.sample.latency_sum_ns, before.sample.latency_sum_ns);
+      if (w.sample.count == 0) w.sample.latency_sum_ns = 0;
+      w.unreachable |=
+          Delta(now.unreachable_failures, before.unreachable_failures) > 0;
+    }
+    current[name] = now;
+  }
+  previous_probe_ = std::move(current);
+  return windows;
+}
+
+ScoringStage::Windows ScoringStage::TakeWindows(
+    const model::Topology& topo, const PathIo& path_io,
+    const PathNvme& path_nvme,
+    const std::map<std::string, ProbeWindow, std::less<>>& probes) {
   std::map<std::string, Counters, std::less<>> current;
   Windows windows;
   for (const model::Head& h : topo.heads) windows[h.name];
@@ -84,6 +117,17 @@ ScoringStage::Windows ScoringStage::TakeWindows(const model::Topology& topo,
       // No statistics this window (the I/O collector failed for it): keep
       // the baseline so the next window's delta spans both.
       current[p.name] = prev->second;
+    }
+    // Probes: an op group without I/O this window takes the controller's
+    // probe latency as its sample, and a controller that cannot be reached
+    // makes its paths unusable before any I/O has to find out.
+    if (auto pr = probes.find(p.controller); pr != probes.end()) {
+      if (pr->second.unreachable) w.usable = false;
+      if (pr->second.sample.count > 0) {
+        for (scoring::OpSample& s : w.ops) {
+          if (s.count == 0) s = pr->second.sample;
+        }
+      }
     }
     if (auto it = windows.find(p.head); it != windows.end()) {
       it->second.push_back(std::move(w));

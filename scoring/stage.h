@@ -45,14 +45,21 @@ class ScoringStage {
   // Used as the `collector` label.
   absl::string_view name() const { return "scoring"; }
 
+  using ControllerProbes =
+      std::map<std::string, model::ControllerProbeStats, std::less<>>;
+
   // Scores one window: `path_io` and `path_nvme` are cumulative, keyed by
-  // path name. The first window has no deltas yet: every path gets its
-  // usability, equal weights and no EWMA.
+  // path name; `controller_probe` (cumulative, by controller name; empty
+  // with probes off) gives an op group without I/O in the window its
+  // controller's probe latency as its sample, and makes the paths of an
+  // unreachable controller unusable (docs/scoring.md). The first window has
+  // no deltas yet: every path gets its usability, equal weights and no
+  // EWMA.
   model::Scoring Score(
       const model::Topology& topo,
       const std::map<std::string, model::IoStats, std::less<>>& path_io,
-      const std::map<std::string, model::PathNvmeStats, std::less<>>&
-          path_nvme);
+      const std::map<std::string, model::PathNvmeStats, std::less<>>& path_nvme,
+      const ControllerProbes& controller_probe = {});
 
  private:
   // A path's cumulative counters at the end of the previous window.
@@ -67,10 +74,26 @@ class ScoringStage {
   using Windows =
       std::map<std::string, std::vector<scoring::PathWindow>, std::less<>>;
 
+  // A controller's probes in one window.
+  struct ProbeWindow {
+    OpSample sample;           // successful probes and their latency sum
+    bool unreachable = false;  // failing now or in this window
+  };
+  // A controller's cumulative probe counters at the end of a window.
+  struct ProbeCounters {
+    OpSample sample;
+    uint64_t unreachable_failures = 0;
+  };
+
   // This window's per-path deltas of the cumulative counters, by head;
   // remembers the counters for the next window.
-  Windows TakeWindows(const model::Topology& topo, const PathIo& path_io,
-                      const PathNvme& path_nvme);
+  Windows TakeWindows(
+      const model::Topology& topo, const PathIo& path_io,
+      const PathNvme& path_nvme,
+      const std::map<std::string, ProbeWindow, std::less<>>& probes);
+  // This window's probes by controller; remembers the counters.
+  std::map<std::string, ProbeWindow, std::less<>> TakeProbeWindows(
+      const ControllerProbes& controller_probe);
   // Feeds each head's scorer (forgetting heads that vanished) and fills
   // out.paths and out.heads.
   void ScoreHeads(const Windows& windows, model::Scoring& out);
@@ -80,6 +103,8 @@ class ScoringStage {
   ScoringOptions options_;
   std::map<std::string, scoring::HeadScorer, std::less<>> heads_;
   std::map<std::string, Counters, std::less<>> previous_;  // by path name
+  // By controller name.
+  std::map<std::string, ProbeCounters, std::less<>> previous_probe_;
 };
 
 }  // namespace pathwise::scoring
