@@ -48,7 +48,9 @@ stop() {
 
 # switch: iopolicy numa and path 0 +30 ms, with fio on the head (in the
 # background, $fio_pid). A fresh agent must first measure path 1, which numa
-# leaves idle (the advisor needs both paths' latency), and must not see
+# leaves without I/O (the advisor needs both paths' latency; controller
+# probes give it a sample too, but the case does not rely on them), and
+# must not see
 # another policy wanted meanwhile (round-robin for the seeding would do:
 # the advisor asks for queue-depth there already, and on a loaded host the
 # hold ran out before numa was set). So path 0 is made ANA inaccessible
