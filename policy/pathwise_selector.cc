@@ -1,5 +1,6 @@
 #include "policy/pathwise_selector.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,8 @@ PathwiseSelector::PathwiseSelector(const PathwisePolicyParams& params)
 void PathwiseSelector::Reset() {
   const int n = table_.size();
   scorer_ = scoring::HeadScorer(ScorerConfig(params_));
+  path_.assign(n, PathState{});
+  for (PathState& p : path_) p.mins.fill(kNone);
   window_.assign(n, {});
   failovers_.assign(n, 0);
   std::vector<bool> usable(n);
@@ -47,6 +50,15 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     pw.numa_node = table_.info(i).numa_node;
     window_[i] = {};
     failovers_[i] = 0;
+    // The base forgets the oldest tick's lowest latency.
+    PathState& p = path_[i];
+    p.mins[p.next] = p.window_min_ns;
+    p.next = (p.next + 1) % kBaseWindows;
+    p.window_min_ns = kNone;
+    const uint64_t base = *std::min_element(p.mins.begin(), p.mins.end());
+    // With no admitted completion in the whole span, keep the last base.
+    if (base != kNone) p.base_ns = base;
+    UpdateCap(p);
   }
   scorer_.Update(window);
   for (int g = 0; g < kGroups; ++g) {
