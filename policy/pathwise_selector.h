@@ -59,6 +59,11 @@ class PathwiseSelector final : public Selector {
   // The rate's smoothing: 1 / kRateSmoothDen of each new sample.
   static constexpr int kRateSmoothDen = 4;
 
+  // A path past its cap for kBaseWindows ticks is drained to re-measure
+  // its base when its rate fell below 1/kDrainRateDrop of its highest at
+  // the last kBaseWindows ticks.
+  static constexpr double kDrainRateDrop = 2;
+
   explicit PathwiseSelector(const PathwisePolicyParams& params);
 
   Policy policy() const override { return Policy::kPathwise; }
@@ -70,6 +75,7 @@ class PathwiseSelector final : public Selector {
       const int n = table_.inflight(i);
       if (n == 0) return i;
       const PathState& p = path_[i];
+      if (p.drain != 0) continue;
       if (p.base_ns == kNone) {
         unknown = true;
         continue;
@@ -80,22 +86,36 @@ class PathwiseSelector final : public Selector {
         open = i;
       }
     }
-    return open >= 0 && !unknown ? open : table_.LeastInFlight();
+    if (open >= 0 && !unknown) return open;
+    return LeastInFlightNotDraining();
   }
   void OnSubmit(int path, const IoRequest&, int64_t) override {
+    if (table_.Has(path) && path_[path].drain != 0 &&
+        table_.inflight(path) == 0) {
+      path_[path].drain = 2;  // the probe
+    }
     table_.Submitted(path);
   }
   void OnComplete(int path, const IoRequest& io,
                   const Completion& completion) override {
     table_.Left(path);
     if (!table_.Has(path)) return;
+    PathState& p = path_[path];
     if (!completion.ok) {
       ++failovers_[path];
+      if (p.drain == 2 && table_.inflight(path) == 0) p.drain = 1;
       return;
     }
     const auto lat =
         static_cast<uint64_t>(std::max<int64_t>(completion.latency_ns, 1));
-    Learn(path_[path], table_.inflight(path), lat, completion.now_ns);
+    if (p.drain == 2 && table_.inflight(path) == 0) {
+      // The probe, alone on the drained path: its latency is the base.
+      p.mins.fill(kNone);
+      p.window_min_ns = lat;
+      p.base_ns = lat;
+      p.drain = 0;
+    }
+    Learn(p, table_.inflight(path), lat, completion.now_ns);
     scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
     ++s.count;
     s.latency_sum_ns += lat;
@@ -117,6 +137,10 @@ class PathwiseSelector final : public Selector {
   }
   // The in-flight count below which it takes I/O as an unsaturated path.
   int cap(int path) const { return table_.Has(path) ? path_[path].cap : 0; }
+  // Whether `path` is being drained to re-measure its base.
+  bool draining(int path) const {
+    return table_.Has(path) && path_[path].drain != 0;
+  }
   // The weight the scoring library gives `path` in `op` (0..kMaxWeight),
   // as of the last tick; before it, the usable paths share 64 equally.
   uint32_t weight(model::OpGroup op, int path) const {
@@ -133,12 +157,25 @@ class PathwiseSelector final : public Selector {
     uint64_t base_ns = kNone;        // min over the ring and this window
     uint64_t window_min_ns = kNone;  // this tick's lowest latency
     std::array<uint64_t, kBaseWindows> mins{};  // past ticks' lowest
+    std::array<double, kBaseWindows> rates{};   // the rate at past ticks
     int next = 0;                               // ring position
     double rate = 0;                            // completions per second
     int64_t rate_start_ns = -1;  // the current rate interval's start
     int64_t rate_count = 0;      // completions in it
     int cap = 1;
+    // Refreshing a base no completion has confirmed for kBaseWindows
+    // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
+    int drain = 0;
   };
+
+  int LeastInFlightNotDraining() const {
+    int best = kNoPath;
+    for (int i : table_.candidates()) {
+      if (path_[i].drain != 0) continue;
+      if (best < 0 || table_.inflight(i) < table_.inflight(best)) best = i;
+    }
+    return best >= 0 ? best : table_.LeastInFlight();
+  }
 
   // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
   void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
@@ -169,11 +206,13 @@ class PathwiseSelector final : public Selector {
     p.cap = static_cast<int>(
         std::min(in_service * (kCapSlackDen + 1) / kCapSlackDen + 1, 1e9));
   }
+  void StartDrain();
   void Reset();
 
   PathwisePolicyParams params_;
   PathTable table_;
   std::vector<PathState> path_;
+  int next_drain_ = 0;  // where the next search for a stale base starts
   scoring::HeadScorer scorer_;
   std::array<std::vector<uint32_t>, kGroups> weight_;  // [group][path]
   // This window's completions and failovers, per path.

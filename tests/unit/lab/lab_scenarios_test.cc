@@ -92,16 +92,18 @@ TEST(ShippedScenarioTest, Delay30LatencyBound) {
 
 // loss-schedule.scn (capacity-bound, like delay30.scn). Measured:
 // numa 89.6, round-robin 178.9, queue-depth 208.1, latency 175.7, pathwise
-// 208.1, hst 203.3 MiB/s.
+// 206.3, hst 203.3 MiB/s.
 TEST(ShippedScenarioTest, LossSchedule) {
   const Mibs m = RunScenario("loss-schedule.scn", policy::AllPolicies());
   ExpectPathwiseBest(m);
   EXPECT_GT(m[policy::Policy::kQueueDepth], m[policy::Policy::kRoundRobin]);
   EXPECT_GT(m[policy::Policy::kPathwise], m[policy::Policy::kRoundRobin]);
-  // Holds (it did not before): pathwise >= queue-depth. Both paths are
-  // past their knee all the time, and pathwise then balances in-flight
-  // counts as queue-depth does.
-  EXPECT_GE(m[policy::Policy::kPathwise], m[policy::Policy::kQueueDepth]);
+  EXPECT_GT(m[policy::Policy::kPathwise], m[policy::Policy::kHst]);
+  // Does not hold: pathwise >= queue-depth. Both paths are past their knee
+  // all the time, where pathwise balances in-flight counts as queue-depth
+  // does, but it also drains the lossy path now and then to re-measure its
+  // base (its rate fell): 0.9 % below.
+  EXPECT_LT(m[policy::Policy::kPathwise], m[policy::Policy::kQueueDepth]);
 }
 
 // symmetric.scn. Measured: round-robin, queue-depth, pathwise and hst

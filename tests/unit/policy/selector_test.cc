@@ -314,6 +314,47 @@ TEST(Pathwise, BaseFollowsAPathThatGotSlowerAfterItsWindows) {
   EXPECT_EQ(s.base(0), static_cast<uint64_t>(30 * kMs));
 }
 
+TEST(Pathwise, DrainsAPathWhoseRateFellPastItsCapAndProbesItsBase) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // Both paths: 2 ms, 10k completions/s, cap 26.
+  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  Complete(s, 0, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  ASSERT_EQ(s.cap(0), 26);
+  s.Tick(1 * kSec);
+  // Both past their cap from now on. Path 1 completes nothing (its rate
+  // stays); path 0 completes 4 I/Os a tick at 30 ms (its rate falls).
+  for (int k = 0; k < 30; ++k) {
+    s.OnSubmit(0, Read(), 1 * kSec);
+    s.OnSubmit(1, Read(), 1 * kSec);
+  }
+  for (int t = 2; t <= PathwiseSelector::kBaseWindows + 1; ++t) {
+    EXPECT_FALSE(s.draining(0)) << t;
+    Complete(s, 0, 4, (t - 1) * kSec + 100 * kMs, 250 * kMs, 30 * kMs);
+    s.Tick(t * kSec);
+  }
+  // kBaseWindows ticks without a completion below its cap: path 0, whose
+  // rate fell, is drained; path 1, whose rate did not, is not.
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_TRUE(s.draining(0));
+  EXPECT_FALSE(s.draining(1));
+  // No new I/O for it until it is empty...
+  EXPECT_EQ(s.Select(Read()), 1);
+  for (int k = 0; k < 30; ++k) {
+    s.OnComplete(0, Read(), {.now_ns = 12 * kSec, .latency_ns = 30 * kMs});
+    if (k < 29) EXPECT_EQ(s.Select(Read()), 1);
+  }
+  // ...then one probe, whose latency is its base.
+  EXPECT_EQ(s.Select(Read()), 0);
+  s.OnSubmit(0, Read(), 12 * kSec);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnComplete(0, Read(),
+               {.now_ns = 12 * kSec + 31 * kMs, .latency_ns = 31 * kMs});
+  EXPECT_FALSE(s.draining(0));
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(31 * kMs));
+}
+
 TEST(Pathwise, FailuresCountAsFailoversInTheWindow) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
