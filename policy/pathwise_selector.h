@@ -29,6 +29,15 @@
 // Latency-bound paths have no knee: everything but the probe goes to the
 // fastest path. Capacity-bound ones: the fastest path is kept at its knee.
 //
+// A path that stays past its cap has no completion to confirm its base:
+// its latency may be its own queue or a slower route. When no completion
+// below its cap came for kBaseWindows ticks and its rate fell below
+// 1/kDrainRateDrop of its highest over those ticks (past its knee a path
+// serves at its capacity, so a falling rate means the path changed), it
+// is drained, like BBR's ProbeRTT: no new I/O until it is empty, then one
+// probe, whose latency is its new base. One path at a time, never the
+// only candidate.
+//
 // Every `window_ns` (Tick) each path's window of completions, usability
 // and failovers also feed a scoring::HeadScorer (the agent's scoring
 // library): its EWMAs, weights and health are the view a datapath exports.
