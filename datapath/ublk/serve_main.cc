@@ -12,6 +12,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <set>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -23,9 +25,55 @@
 
 namespace {
 
+using pathwise::datapath::ublk::Backend;
 using pathwise::datapath::ublk::Device;
 using pathwise::datapath::ublk::DeviceOptions;
 using pathwise::datapath::ublk::FileBackend;
+using pathwise::datapath::ublk::Geometry;
+using pathwise::datapath::ublk::IoRequest;
+using pathwise::datapath::ublk::QueueBackend;
+using pathwise::datapath::ublk::QueueContext;
+
+// For the shutdown test: requests touching the 4 KiB block at `at` are never
+// answered, so that only the front end's abort grace can end them.
+class HoldQueue final : public QueueBackend {
+ public:
+  HoldQueue(std::unique_ptr<QueueBackend> inner, uint64_t at)
+      : inner_(std::move(inner)), at_(at) {}
+  void Submit(const IoRequest& r) override {
+    if (r.length > 0 && r.offset < at_ + 4096 && r.offset + r.length > at_) {
+      held_.insert(r.tag);
+      return;
+    }
+    inner_->Submit(r);
+  }
+  void OnCqe(const io_uring_cqe& cqe) override { inner_->OnCqe(cqe); }
+  void Poll() override { inner_->Poll(); }
+  void Cancel(uint16_t tag) override {
+    if (held_.erase(tag) == 0) inner_->Cancel(tag);
+  }
+
+ private:
+  std::unique_ptr<QueueBackend> inner_;
+  const uint64_t at_;
+  std::set<uint16_t> held_;
+};
+
+class HoldBackend final : public Backend {
+ public:
+  HoldBackend(Backend& inner, uint64_t at) : inner_(inner), at_(at) {}
+  Geometry geometry() const override { return inner_.geometry(); }
+  absl::StatusOr<std::unique_ptr<QueueBackend>> AttachQueue(
+      QueueContext& context) override {
+    auto inner = inner_.AttachQueue(context);
+    if (!inner.ok()) return inner.status();
+    return std::make_unique<HoldQueue>(*std::move(inner), at_);
+  }
+
+ private:
+  Backend& inner_;
+  const uint64_t at_;
+};
 
 int BadInput(const std::string& message) {
   std::cerr << "pathwise-ublk: " << message << "\n";
@@ -49,6 +97,9 @@ int main(int argc, char** argv) {
                  "seconds the backend may hold a request at shutdown");
   // Tests point this at a missing path to see the no-ublk_drv line.
   app.add_option("--ublk_control", options.control_path)->group("");
+  // The shutdown test: never answer requests touching this byte offset.
+  int64_t hold_at = -1;
+  app.add_option("--test_hold_at", hold_at)->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -72,7 +123,13 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto device = Device::Create(options, **backend);
+  std::unique_ptr<Backend> hold;
+  Backend* serve = backend->get();
+  if (hold_at >= 0) {
+    hold = std::make_unique<HoldBackend>(**backend, hold_at);
+    serve = hold.get();
+  }
+  auto device = Device::Create(options, *serve);
   if (!device.ok()) {
     const absl::Status& s = device.status();
     if (absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)) {

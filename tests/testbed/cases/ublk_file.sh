@@ -2,8 +2,9 @@
 # ublk_drv: without the module, the one line; with it, /dev/ublkbN of the
 # file's size, fio randrw 4k with crc32c verification (and a write-then-
 # verify pass that proves the verification read everything back), discard
-# reading back zeroes, then SIGTERM removes every trace (block and char
-# devices, /sys/class/ublk-char) within a few seconds.
+# reading back zeroes; then SIGTERM with a read the backend never answers
+# (--test_hold_at): the front end fails it with EIO after its 2 s grace and
+# removes every trace (block and char devices, /sys/class/ublk-char).
 # Args: PATHWISE_UBLK_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
 bin=$1
@@ -19,7 +20,8 @@ expect_eq "message without ublk_drv" "$out" "$no_ublk"
 modprobe ublk_drv || fail "modprobe ublk_drv"
 tb_wait 5 test -c /dev/ublk-control || fail "no /dev/ublk-control after modprobe"
 
-"$bin" --backend "file:$img" --queues 2 --depth 64 \
+"$bin" --backend "file:$img" --queues 2 --depth 64 --abort_grace 2 \
+  --test_hold_at $((200 << 20)) \
   >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
 pid=$!
 if ! tb_wait 10 test -s "$TB_OUT/device.txt"; then
@@ -56,15 +58,23 @@ cmp -n $((1 << 20)) <(dd if="$dev" bs=1M skip=128 count=1 iflag=direct status=no
   /dev/zero || fail "discarded range does not read back as zeroes"
 pass "discard reads back zeroes"
 
+dd if="$dev" of=/dev/null bs=4k skip=$((200 << 8)) count=1 iflag=direct \
+  2>"$TB_OUT/dd.log" &
+held=$!
+sleep 1
+kill -0 "$held" 2>/dev/null || fail "the held read finished: $(cat "$TB_OUT/dd.log")"
 kill -TERM "$pid"
 start=$(date +%s%N)
 wait "$pid"
 expect_eq "server exit status after SIGTERM" "$?" 0
 ms=$((($(date +%s%N) - start) / 1000000))
+wait "$held" && fail "the held read succeeded"
+grep -q "Input/output error" "$TB_OUT/dd.log" || fail "held read: $(cat "$TB_OUT/dd.log")"
+pass "the held read failed with EIO"
 cat "$TB_OUT/server.log"
-grep -q "removed $dev: .* 0 failed, 0 abandoned, 0 command errors" "$TB_OUT/server.log" ||
-  fail "server reported failures"
-((ms < 5000)) || fail "removal took $ms ms"
+grep -q "removed $dev: .* 1 failed, 1 abandoned, 0 command errors" "$TB_OUT/server.log" ||
+  fail "expected exactly the held read failed and abandoned"
+((ms >= 1500 && ms < 6000)) || fail "removal took $ms ms (grace 2 s)"
 pass "removed in $ms ms"
 shopt -s nullglob
 left=(/dev/ublkb* /dev/ublkc* /sys/class/ublk-char/*)
