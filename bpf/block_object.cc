@@ -138,8 +138,8 @@ absl::StatusOr<BlockMaps> BlockObject::ReadMaps() const {
       !st.ok()) {
     return st;
   }
-  if (absl::Status st = read(skel_->maps.pw_path, "pw_path", 1,
-                             &BlockMapDecoder::AddPath);
+  if (absl::Status st =
+          read(skel_->maps.pw_path, "pw_path", 1, &BlockMapDecoder::AddPath);
       !st.ok()) {
     return st;
   }

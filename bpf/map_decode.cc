@@ -117,8 +117,7 @@ model::OpStats ToOpStats(const IoTotals& t) {
 }
 
 model::Op ToOp(uint32_t op) {
-  return op < model::kOpCount ? static_cast<model::Op>(op)
-                              : model::Op::kOther;
+  return op < model::kOpCount ? static_cast<model::Op>(op) : model::Op::kOther;
 }
 
 // The tally's key of a disk: its name, else its dev_t ("259:3").
@@ -136,10 +135,9 @@ absl::Status BlockMapDecoder::CheckPerCpu(const char* map, MapBytes values,
   }
   const size_t want = static_cast<size_t>(ncpus_) * PerCpuStride(value_size);
   if (values.size() != want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(map, ": per-CPU value of ", values.size(),
-                     " bytes, the layout's is ", ncpus_, " x ",
-                     PerCpuStride(value_size), " = ", want));
+    return absl::InvalidArgumentError(absl::StrCat(
+        map, ": per-CPU value of ", values.size(), " bytes, the layout's is ",
+        ncpus_, " x ", PerCpuStride(value_size), " = ", want));
   }
   return absl::OkStatus();
 }
@@ -180,8 +178,7 @@ absl::Status BlockMapDecoder::AddIo(MapBytes key, MapBytes values) {
 }
 
 absl::Status BlockMapDecoder::AddSpillSlot(MapBytes values) {
-  if (absl::Status st =
-          CheckPerCpu("pw_io_spill", values, sizeof(pw_io_spill));
+  if (absl::Status st = CheckPerCpu("pw_io_spill", values, sizeof(pw_io_spill));
       !st.ok()) {
     return st;
   }
@@ -199,8 +196,7 @@ absl::Status BlockMapDecoder::AddSpillSlot(MapBytes values) {
 absl::Status BlockMapDecoder::AddPath(MapBytes key, MapBytes value) {
   absl::StatusOr<DiskKey> k = DecodeDiskKey("pw_path", key);
   if (!k.ok()) return k.status();
-  absl::StatusOr<pw_path_val> v =
-      Exact<pw_path_val>("pw_path", "value", value);
+  absl::StatusOr<pw_path_val> v = Exact<pw_path_val>("pw_path", "value", value);
   if (!v.ok()) return v.status();
   PathCounters c;
   c.failovers = v->failovers;
@@ -213,8 +209,7 @@ absl::Status BlockMapDecoder::AddPath(MapBytes key, MapBytes value) {
 }
 
 absl::Status BlockMapDecoder::SetCounters(MapBytes values) {
-  if (absl::Status st =
-          CheckPerCpu("pw_counters", values, sizeof(pw_counters));
+  if (absl::Status st = CheckPerCpu("pw_counters", values, sizeof(pw_counters));
       !st.ok()) {
     return st;
   }
@@ -323,8 +318,7 @@ void RetiredDisks::Prune(const BlockMaps& maps) {
   }
 }
 
-BlockSample AssembleSample(const BlockMaps& maps,
-                           const RetiredDisks& retired) {
+BlockSample AssembleSample(const BlockMaps& maps, const RetiredDisks& retired) {
   BlockSample out;
   out.dropped_start_map_full = maps.dropped_start_map_full;
   out.dropped_no_start_time = maps.dropped_no_start_time;

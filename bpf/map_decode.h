@@ -72,9 +72,9 @@ struct PathCounters {
 
 // The block object's maps, decoded.
 struct BlockMaps {
-  std::map<DiskKey, std::string> names;  // pw_disk ("" = unusable name)
-  std::map<IoKey, IoTotals> io;          // pw_io
-  std::map<IoKey, IoTotals> spill;       // pw_io_spill, every used slot
+  std::map<DiskKey, std::string> names;   // pw_disk ("" = unusable name)
+  std::map<IoKey, IoTotals> io;           // pw_io
+  std::map<IoKey, IoTotals> spill;        // pw_io_spill, every used slot
   std::map<DiskKey, PathCounters> paths;  // pw_path
   // pw_counters summed over CPUs, by enum pw_counter.
   uint64_t dropped_start_map_full = 0;

@@ -125,9 +125,9 @@ struct pw_counters {
 
 /* Name of a disk (gendisk.disk_name, DISK_NAME_LEN = 32), keyed by
  * pw_disk_key. Written on the slow path only, when a (dev, op) I/O entry or
- * a path entry is created: hidden NVMe path disks (nvmeXcYnZ) have no dev_t visible to
- * userspace (no sysfs `dev`, not in /proc/partitions), so userspace joins
- * samples to the topology by this name. */
+ * a path entry is created: hidden NVMe path disks (nvmeXcYnZ) have no dev_t
+ * visible to userspace (no sysfs `dev`, not in /proc/partitions), so userspace
+ * joins samples to the topology by this name. */
 #define PW_DISK_NAME_LEN 32
 struct pw_disk_name {
   char name[PW_DISK_NAME_LEN];

@@ -9,12 +9,12 @@
 
 #include "pathwise_bpf.h"
 
-/* Per-path NVMe and failover counters, keyed by disk (pw_disk_key). Preallocated, so
- * that creating a path's entry never allocates in the completion's atomic
- * context (an allocation there can fail transiently and would lose the
- * path's first failover or NVMe error). One shared value per path, not per
- * CPU: the events are rare, so the programs add with atomics, and the map
- * costs max_entries * ~100 B whatever the number of CPUs. */
+/* Per-path NVMe and failover counters, keyed by disk (pw_disk_key).
+ * Preallocated, so that creating a path's entry never allocates in the
+ * completion's atomic context (an allocation there can fail transiently and
+ * would lose the path's first failover or NVMe error). One shared value per
+ * path, not per CPU: the events are rare, so the programs add with atomics, and
+ * the map costs max_entries * ~100 B whatever the number of CPUs. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);

@@ -30,6 +30,7 @@
 #include "bpf/kernel_btf.h"
 #include "bpf/sampler.h"
 #include "model/delta.h"
+#include "pathwise_block.skel.h"
 #include "pathwise_nvme.skel.h"
 
 extern "C" {
@@ -416,8 +417,7 @@ uint64_t ReadsOf(const SamplerSnapshot& s, const std::string& name) {
   }
   return n;
 }
-uint64_t LiveReadsOf(const SamplerSnapshot& s, model::DevId dev,
-                     uint64_t seq) {
+uint64_t LiveReadsOf(const SamplerSnapshot& s, model::DevId dev, uint64_t seq) {
   uint64_t n = 0;
   for (const DeviceIo& d : s.io) {
     if (d.dev == dev && d.diskseq == seq && !d.retired && d.op == Op::kRead)
@@ -656,6 +656,23 @@ TEST_F(BpfHostTest, NvmeProgramPassesTheVerifier) {
   const int err = pathwise_nvme__load(skel);
   EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
   pathwise_nvme__destroy(skel);
+}
+
+// The raw_tp flavour of the block programs (the fallback where tp_btf
+// cannot attach) must pass this kernel's verifier too, diskseq read
+// included; the sampler itself loads tp_btf here.
+TEST_F(BpfHostTest, BlockRawTpProgramsPassTheVerifier) {
+  std::string log(1 << 20, '\0');
+  LIBBPF_OPTS(bpf_object_open_opts, opts);
+  opts.kernel_log_buf = log.data();
+  opts.kernel_log_size = log.size();
+  pathwise_block* skel = pathwise_block__open_opts(&opts);
+  ASSERT_NE(skel, nullptr);
+  bpf_program__set_autoload(skel->progs.pw_issue_btf, false);
+  bpf_program__set_autoload(skel->progs.pw_done_btf, false);
+  const int err = pathwise_block__load(skel);
+  EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
+  pathwise_block__destroy(skel);
 }
 
 TEST_F(BpfHostTest, KernelLayoutFromRunningKernelBtf) {

@@ -29,7 +29,8 @@ namespace bpf = pathwise::bpf;
 
 // A size: usually the layout's, sometimes anything near it.
 size_t Size(FuzzedDataProvider& in, size_t exact) {
-  return in.ConsumeBool() ? exact : in.ConsumeIntegralInRange<size_t>(0, exact + 16);
+  return in.ConsumeBool() ? exact
+                          : in.ConsumeIntegralInRange<size_t>(0, exact + 16);
 }
 
 std::vector<uint8_t> Buf(FuzzedDataProvider& in, size_t n) {
@@ -74,8 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 2:
-        Check(dec.AddSpillSlot(Buf(
-            in, Size(in, cpus * bpf::PerCpuStride(sizeof(pw_io_spill))))));
+        Check(dec.AddSpillSlot(
+            Buf(in, Size(in, cpus * bpf::PerCpuStride(sizeof(pw_io_spill))))));
         break;
       case 3: {
         std::vector<uint8_t> k = Buf(in, Size(in, sizeof(pw_disk_key)));

@@ -66,13 +66,15 @@ constexpr uint32_t kDev = 259u << 20 | 3;
 
 TEST(BlockMapDecoder, NamesAndTheirFallbacks) {
   BlockMapDecoder dec(2);
-  ASSERT_TRUE(dec.AddDiskName(DiskKeyBytes(kDev, 5), NameBytes("nvme0c0n1")).ok());
+  ASSERT_TRUE(
+      dec.AddDiskName(DiskKeyBytes(kDev, 5), NameBytes("nvme0c0n1")).ok());
   // 32 bytes without a NUL, bytes that are not printable ASCII, a '/',
   // empty: all decode as unknown.
   ASSERT_TRUE(
       dec.AddDiskName(DiskKeyBytes(kDev, 6), NameBytes(std::string(32, 'a')))
           .ok());
-  ASSERT_TRUE(dec.AddDiskName(DiskKeyBytes(kDev, 7), NameBytes("nv\xff\xfe")).ok());
+  ASSERT_TRUE(
+      dec.AddDiskName(DiskKeyBytes(kDev, 7), NameBytes("nv\xff\xfe")).ok());
   ASSERT_TRUE(dec.AddDiskName(DiskKeyBytes(kDev, 8), NameBytes("a/b")).ok());
   ASSERT_TRUE(dec.AddDiskName(DiskKeyBytes(kDev, 9), NameBytes("")).ok());
   const BlockMaps& m = dec.maps();
@@ -96,11 +98,10 @@ TEST(BlockMapDecoder, SizeMismatchesAreErrors) {
   padded.pad = 1;
   EXPECT_FALSE(dec.AddPath(Bytes(padded), Bytes(pw_path_val{})).ok());
   // A per-CPU value for 1 CPU where 2 are possible.
-  st = dec.AddIo(IoKeyBytes(kDev, 1, PW_OP_READ),
-                 PerCpu<pw_io_val>({Reads(1)}));
+  st =
+      dec.AddIo(IoKeyBytes(kDev, 1, PW_OP_READ), PerCpu<pw_io_val>({Reads(1)}));
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(st.message().find("pw_io: per-CPU value"), std::string::npos)
-      << st;
+  EXPECT_NE(st.message().find("pw_io: per-CPU value"), std::string::npos) << st;
   EXPECT_FALSE(dec.SetCounters({}).ok());
   EXPECT_FALSE(BlockMapDecoder(0).AddSpillSlot({}).ok());
   EXPECT_TRUE(dec.maps().io.empty());
@@ -238,7 +239,8 @@ TEST(BlockMapDecoder, GoneDiskSpillKeepsItsName) {
                             PerCpu<pw_io_val>({Reads(1)}))
                       .ok());
     }
-    EXPECT_TRUE(dec.AddDiskName(DiskKeyBytes(kDev, 6), NameBytes("loop0")).ok());
+    EXPECT_TRUE(
+        dec.AddDiskName(DiskKeyBytes(kDev, 6), NameBytes("loop0")).ok());
     EXPECT_TRUE(dec.AddSpillSlot(PerCpu<pw_io_spill>({sl})).ok());
     return std::move(dec).Take();
   };
