@@ -12,10 +12,12 @@ bpf_start_agent "$1"
 head=$(basename "$TB_HEAD")
 p0=${TB_PATHS[0]} c0=${TB_CTRLS[0]}
 
-# disk_dev NAME: the dev_t (kernel encoding) pw_disk records for NAME.
+# disk_dev NAME: the dev_t (kernel encoding) pw_disk records for NAME (its
+# key is {dev, pad, seq}; a plain dev_t in older layouts).
 disk_dev() {
   bpftool -j map dump name pw_disk |
-    jq -r --arg n "$1" '.[] | .formatted // . | select((.value.name // "") == $n) | .key.dev' | head -1
+    jq -r --arg n "$1" '.[] | .formatted // . | select((.value.name // "") == $n) |
+      .key | if type == "object" then .dev else . end' | head -1
 }
 
 dd if="$TB_HEAD" of=/dev/null bs=4k count=64 iflag=direct status=none || fail "dd"
@@ -41,10 +43,6 @@ n=600
 dd if="$TB_HEAD" of=/dev/null bs=4k count=$n iflag=direct status=none || fail "dd"
 read -r r0b _ < <(tb_path_stat 0)
 after=$(bpf_scrape after)
-new_dev=$(disk_dev "$p0new")
-echo "pw_disk: $p0 had dev $old_dev, $p0new has dev $new_dev"
-expect_eq "dev_t of $p0new (reused from $p0)" "$new_dev" "$old_dev"
-
 sys=$((r0b - r0a))
 got=$(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p0new" op=read)
 h=$(prom_delta "$before" "$after" pathwise_head_io_completed_total head="$head" op=read)
@@ -53,4 +51,8 @@ echo "reads: $p0new sysfs $sys, pathwise $got; head $h of $n"
 expect_eq "$p0new reads counted under its own name" "$got" "$sys"
 expect_eq "head reads" "$h" "$n"
 expect_eq "series of the departed $p0" "$(grep -c "path=\"$p0\"" "$after")" 0
+# What makes this case: the new path disk took the old one's dev_t.
+new_dev=$(disk_dev "$p0new")
+echo "pw_disk: $p0 had dev $old_dev, $p0new has dev $new_dev"
+expect_eq "dev_t of $p0new (reused from $p0)" "$new_dev" "$old_dev"
 bpf_stop_agent
