@@ -72,7 +72,7 @@ bool ValidName(const char* s, size_t n) {
   return true;
 }
 
-void AddVal(IoTotals& t, const pw_io_val& v, uint64_t& saturated) {
+void AddTotals(IoTotals& t, const IoTotals& v, uint64_t& saturated) {
   SatAdd(t.count, v.count, saturated);
   SatAdd(t.bytes, v.bytes, saturated);
   SatAdd(t.lat_sum_ns, v.lat_sum_ns, saturated);
@@ -83,15 +83,15 @@ void AddVal(IoTotals& t, const pw_io_val& v, uint64_t& saturated) {
   }
 }
 
-void AddTotals(IoTotals& t, const IoTotals& v, uint64_t& saturated) {
-  SatAdd(t.count, v.count, saturated);
-  SatAdd(t.bytes, v.bytes, saturated);
-  SatAdd(t.lat_sum_ns, v.lat_sum_ns, saturated);
-  SatAdd(t.errors, v.errors, saturated);
-  SatAdd(t.own_start, v.own_start, saturated);
-  for (size_t i = 0; i < t.buckets.size(); ++i) {
-    SatAdd(t.buckets[i], v.buckets[i], saturated);
-  }
+void AddVal(IoTotals& t, const pw_io_val& v, uint64_t& saturated) {
+  IoTotals x;
+  x.count = v.count;
+  x.bytes = v.bytes;
+  x.lat_sum_ns = v.lat_sum_ns;
+  x.errors = v.errors;
+  x.own_start = v.own_start;
+  std::copy(std::begin(v.buckets), std::end(v.buckets), x.buckets.begin());
+  AddTotals(t, x, saturated);
 }
 
 void AddPathCounters(PathCounters& p, const PathCounters& v) {
