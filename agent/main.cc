@@ -1,5 +1,6 @@
 // pathwise: the agent binary. See `pathwise --help`.
 #include <bpf/libbpf.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/utsname.h>
 
@@ -399,4 +400,11 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace pathwise::agent
 
-int main(int argc, char** argv) { return pathwise::agent::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // The HTTP server runs 128 worker threads, and glibc gives threads their
+  // own malloc arenas (up to 8 per core): RSS crept up as scrapes landed on
+  // workers that had not served one yet (11 to 20.7 MB over a 4-minute
+  // soak, 1 scrape/s). Two arenas keep it flat.
+  mallopt(M_ARENA_MAX, 2);
+  return pathwise::agent::Main(argc, argv);
+}

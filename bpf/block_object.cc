@@ -1,9 +1,8 @@
 #include "bpf/block_object.h"
 
-#include <algorithm>
-#include <cstring>
-#include <tuple>
+#include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -109,96 +108,114 @@ void BlockObject::AppendIds(ObjectIds& out) const {
   AppendLinkId(skel_->links.pw_done_raw, out);
 }
 
-absl::Status BlockObject::ReadIo(BlockSample& out) const {
-  // (dev, op) -> totals over CPUs, from pw_io and the spill slots (where a
-  // completion went when its pw_io entry could not be created).
-  std::map<std::pair<uint32_t, uint32_t>, model::OpStats> io;
-  auto add = [&](const pw_io_key& k, const pw_io_val& v) {
-    model::OpStats& s = io[{k.dev, k.op}];
-    s.completed += v.count;
-    s.bytes += v.bytes;
-    s.time_ns += v.lat_sum_ns;
-    s.errors = s.errors.value_or(0) + v.errors;
-    if (!s.latency) s.latency.emplace();
-    out.start_from_own += v.own_start;
-    out.start_from_kernel += v.count - v.own_start;
-    for (size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
-      s.latency->AddToBucket(i, v.buckets[i]);
-    }
+absl::StatusOr<BlockMaps> BlockObject::ReadMaps() const {
+  BlockMapDecoder dec(ncpus_);
+  const size_t ncpus = static_cast<size_t>(ncpus_);
+  auto map_sizes = [](const bpf_map* m) {
+    return std::pair<size_t, size_t>(bpf_map__key_size(m),
+                                     bpf_map__value_size(m));
   };
-  absl::Status st = ForEachPerCpu<pw_io_key, pw_io_val>(
-      bpf_map__fd(skel_->maps.pw_io), ncpus_,
-      [&](const pw_io_key& k, const std::vector<pw_io_val>& vals) {
-        for (const pw_io_val& v : vals) add(k, v);
-      });
-  if (!st.ok()) return st;
-  std::vector<pw_io_spill> slots(static_cast<size_t>(ncpus_));
-  const int spill_fd = bpf_map__fd(skel_->maps.pw_io_spill);
-  for (__u32 i = 0; i < PW_SPILL_SLOTS; ++i) {
-    if (bpf_map_lookup_elem(spill_fd, &i, slots.data()) != 0) {
+  auto read = [&](const bpf_map* m, const char* name, size_t copies,
+                  auto add) -> absl::Status {
+    const auto [key_size, value_size] = map_sizes(m);
+    absl::Status st = ForEachEntry(
+        bpf_map__fd(m), key_size,
+        copies == 1 ? value_size : copies * PerCpuStride(value_size),
+        [&](MapBytes k, MapBytes v) { return (dec.*add)(k, v); });
+    if (!st.ok()) {
+      return absl::Status(st.code(),
+                          absl::StrCat("reading ", name, ": ", st.message()));
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status st = read(skel_->maps.pw_disk, "pw_disk", 1,
+                             &BlockMapDecoder::AddDiskName);
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st =
+          read(skel_->maps.pw_io, "pw_io", ncpus, &BlockMapDecoder::AddIo);
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st =
+          read(skel_->maps.pw_path, "pw_path", 1, &BlockMapDecoder::AddPath);
+      !st.ok()) {
+    return st;
+  }
+  // The spill slots (where a completion went when its pw_io entry could
+  // not be created) and the counters: per-CPU arrays, read by index.
+  auto read_index = [&](const bpf_map* m, const char* name, __u32 index,
+                        std::vector<uint8_t>& buf) -> absl::Status {
+    buf.assign(ncpus * PerCpuStride(bpf_map__value_size(m)), 0);
+    if (bpf_map_lookup_elem(bpf_map__fd(m), &index, buf.data()) != 0) {
       return absl::InternalError(
-          absl::StrCat("reading pw_io_spill: ", Errno(errno)));
+          absl::StrCat("reading ", name, ": ", Errno(errno)));
     }
-    for (const pw_io_spill& sl : slots) {
-      if (sl.used) add(sl.key, sl.val);
+    return absl::OkStatus();
+  };
+  std::vector<uint8_t> buf;
+  for (__u32 i = 0; i < PW_SPILL_SLOTS; ++i) {
+    if (absl::Status st =
+            read_index(skel_->maps.pw_io_spill, "pw_io_spill", i, buf);
+        !st.ok()) {
+      return st;
     }
+    if (absl::Status st = dec.AddSpillSlot(buf); !st.ok()) return st;
   }
-  for (auto& [key, stats] : io) {
-    DeviceIo d;
-    d.dev = model::DevId::FromKernel(key.first);
-    if (auto it = out.disk_names.find(key.first); it != out.disk_names.end()) {
-      d.disk = it->second;
-    }
-    d.op = key.second < model::kOpCount ? static_cast<model::Op>(key.second)
-                                        : model::Op::kOther;
-    d.stats = std::move(stats);
-    out.io.push_back(std::move(d));
+  if (absl::Status st =
+          read_index(skel_->maps.pw_counters, "pw_counters", 0, buf);
+      !st.ok()) {
+    return st;
   }
-  std::sort(out.io.begin(), out.io.end(),
-            [](const DeviceIo& a, const DeviceIo& b) {
-              return std::tie(a.dev, a.op) < std::tie(b.dev, b.op);
-            });
-  return absl::OkStatus();
+  if (absl::Status st = dec.SetCounters(buf); !st.ok()) return st;
+  return std::move(dec).Take();
 }
 
-absl::StatusOr<BlockSample> BlockObject::Read() const {
-  BlockSample out;
-  // dev_t -> disk name (slow-path records of the kernel side).
-  const int disk_fd = bpf_map__fd(skel_->maps.pw_disk);
-  __u32 key = 0, next = 0;
-  __u32* prev = nullptr;
-  while (bpf_map_get_next_key(disk_fd, prev, &next) == 0) {
-    pw_disk_name n = {};
-    if (bpf_map_lookup_elem(disk_fd, &next, &n) == 0) {
-      out.disk_names[next] =
-          std::string(n.name, strnlen(n.name, sizeof(n.name)));
+void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
+  // A gone disk does no more I/O, so reading its entries and then deleting
+  // them loses nothing. An entry whose delete failed stays in the maps and
+  // in the sample, and is retried on the next read.
+  auto del = [](int fd, const void* key) {
+    return bpf_map_delete_elem(fd, key) == 0 || errno == ENOENT;
+  };
+  std::set<IoKey> io;
+  std::set<DiskKey> paths;
+  std::set<DiskKey> kept;  // a gone disk with an entry that stays
+  for (const auto& [k, v] : maps.io) {
+    if (!gone.contains(k.disk)) continue;
+    const pw_io_key raw = {.dev = k.disk.dev, .op = k.op, .seq = k.disk.seq};
+    if (del(bpf_map__fd(skel_->maps.pw_io), &raw)) {
+      io.insert(k);
+    } else {
+      kept.insert(k.disk);
     }
-    key = next;
-    prev = &key;
   }
-
-  if (absl::Status st = ReadIo(out); !st.ok()) return st;
-
-  absl::StatusOr<std::map<uint32_t, pw_path_val>> paths =
-      ReadPathMap(path_map_fd());
-  if (!paths.ok()) return paths.status();
-  for (const auto& [dev, v] : *paths) {
-    PathCounters& p = out.paths[dev];
-    p.failovers = v.failovers;
-    for (size_t i = 0; i < kNvmeErrorClassCount; ++i) {
-      p.errors_by_class[i] = v.nvme_errors[i];
+  for (const auto& [k, v] : maps.paths) {
+    if (!gone.contains(k)) continue;
+    const pw_disk_key raw = {.dev = k.dev, .pad = 0, .seq = k.seq};
+    if (del(path_map_fd(), &raw)) {
+      paths.insert(k);
+    } else {
+      kept.insert(k);
     }
-    p.retries = v.retries;
   }
+  retired_.Retire(gone, io, paths, maps);
+  for (const DiskKey& k : gone) {
+    if (kept.contains(k) || !maps.names.contains(k)) continue;
+    const pw_disk_key raw = {.dev = k.dev, .pad = 0, .seq = k.seq};
+    if (del(bpf_map__fd(skel_->maps.pw_disk), &raw)) maps.names.erase(k);
+  }
+  retired_.Prune(maps);
+}
 
-  absl::StatusOr<pw_counters> c = ReadCounters(counters_map_fd(), ncpus_);
-  if (!c.ok()) return c.status();
-  out.dropped_start_map_full = c->v[PW_CNT_DROP_START_FULL];
-  out.dropped_no_start_time = c->v[PW_CNT_DROP_NO_START];
-  out.dropped_io_map_full = c->v[PW_CNT_DROP_IO_FULL];
-  out.dropped_path_map_full = c->v[PW_CNT_DROP_PATH_FULL];
-  out.dropped_nvme_path_map_full = c->v[PW_CNT_DROP_NVME_PATH_FULL];
-
+absl::StatusOr<BlockSample> BlockObject::Read() {
+  absl::StatusOr<BlockMaps> maps = ReadMaps();
+  if (!maps.ok()) return maps.status();
+  if (std::set<DiskKey> gone = SupersededDisks(*maps); !gone.empty()) {
+    RetireGone(gone, *maps);
+  }
+  BlockSample out = AssembleSample(*maps, retired_);
   AppendProgramStats(skel_->obj, out.programs);
   return out;
 }

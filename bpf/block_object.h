@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "bpf/kernel_btf.h"
+#include "bpf/map_decode.h"
 #include "bpf/program_stats.h"
 #include "bpf/status.h"
 #include "model/topology.h"
@@ -22,50 +24,12 @@ struct pathwise_block;
 
 namespace pathwise::bpf {
 
-// One (device, op) entry: completed, bytes, time_ns (summed latency),
-// errors and the latency histogram are all set.
-struct DeviceIo {
-  model::DevId dev;
-  // The disk's kernel name (nvme0c1n1, loop3), recorded by the kernel side
-  // when the entry was created; "" if unknown. Hidden NVMe path disks have
-  // no dev_t visible to userspace, so this is the join key.
-  std::string disk;
-  model::Op op = model::Op::kOther;
-  model::OpStats stats;
-};
-
 struct BlockOptions {
   bool force_own_start = false;  // see SamplerOptions
   bool force_spill = false;
   uint32_t force_spill_dev = 0;
   uint32_t max_inflight = 16384;
   uint32_t max_devices = 4096;
-};
-
-// What one read of the block object's maps returns.
-struct PathCounters {
-  uint64_t failovers = 0;  // requests failed over to another path
-  // Completions with a non-zero NVMe status, indexed like kNvmeErrorClasses.
-  std::array<uint64_t, kNvmeErrorClassCount> errors_by_class{};
-  uint64_t retries = 0;  // completions of retried commands
-};
-
-struct BlockSample {
-  std::vector<DeviceIo> io;  // sorted by (dev, op)
-  // Kernel dev_t -> disk name, for every device with an entry.
-  std::map<uint32_t, std::string> disk_names;
-  // The per-path map, shared with the nvme object and read once here, by
-  // kernel dev_t: failovers (block programs), and NVMe status classes and
-  // retries (the nvme program, zero while it is not attached).
-  std::map<uint32_t, PathCounters> paths;
-  uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
-  uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
-  uint64_t dropped_start_map_full = 0;
-  uint64_t dropped_no_start_time = 0;
-  uint64_t dropped_io_map_full = 0;
-  uint64_t dropped_path_map_full = 0;       // by the block programs
-  uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
-  std::vector<ProgramStats> programs;
 };
 
 class BlockObject {
@@ -81,7 +45,11 @@ class BlockObject {
   BlockObject(const BlockObject&) = delete;
   BlockObject& operator=(const BlockObject&) = delete;
 
-  absl::StatusOr<BlockSample> Read() const;
+  // Reads every map (BlockSample, map_decode.h). The entries of disks a
+  // newer disk has replaced (SupersededDisks) are deleted from the maps and
+  // their counts kept in a tally here, so that the maps hold the disks that
+  // exist (and not every disk there ever was) and no count goes backwards.
+  absl::StatusOr<BlockSample> Read();
 
   // "tp_btf" or "raw_tp".
   const std::string& attach_mode() const { return mode_; }
@@ -96,11 +64,15 @@ class BlockObject {
   static absl::StatusOr<std::unique_ptr<BlockObject>> LoadMode(
       const BlockLayout& layout, const BlockOptions& options, int ncpus,
       bool use_btf);
-  absl::Status ReadIo(BlockSample& out) const;
+  absl::StatusOr<BlockMaps> ReadMaps() const;
+  // Deletes the map entries of the `gone` disks and moves their counts
+  // into retired_.
+  void RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps);
 
   pathwise_block* skel_;
   std::string mode_;
   int ncpus_;
+  RetiredDisks retired_;
 };
 
 }  // namespace pathwise::bpf

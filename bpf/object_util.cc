@@ -39,29 +39,28 @@ absl::Status LoadError(const std::string& what, int err, const char* log) {
                             : "; verifier log tail:" + LogTail(verifier_log)));
 }
 
-absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd) {
-  std::map<uint32_t, pw_path_val> out;
-  // A plain hash is one value per key: ForEachPerCpu with one "CPU".
-  absl::Status st = ForEachPerCpu<__u32, pw_path_val>(
-      fd, 1, [&](const __u32& dev, const std::vector<pw_path_val>& vals) {
-        out[dev] = vals[0];
-      });
-  if (!st.ok()) return st;
-  return out;
-}
-
-absl::StatusOr<pw_counters> ReadCounters(int fd, int ncpus) {
-  std::vector<pw_counters> vals(static_cast<size_t>(ncpus));
-  __u32 zero = 0;
-  if (bpf_map_lookup_elem(fd, &zero, vals.data()) != 0) {
-    return absl::InternalError(
-        absl::StrCat("reading pw_counters: ", Errno(errno)));
+absl::Status ForEachEntry(
+    int map_fd, size_t key_size, size_t value_size,
+    const std::function<absl::Status(absl::Span<const uint8_t>,
+                                     absl::Span<const uint8_t>)>& fn) {
+  std::vector<uint8_t> key(key_size), next(key_size), value(value_size);
+  const uint8_t* prev = nullptr;
+  while (true) {
+    if (bpf_map_get_next_key(map_fd, prev, next.data()) != 0) {
+      if (errno == ENOENT) break;
+      return absl::InternalError(
+          absl::StrCat("bpf_map_get_next_key: ", Errno(errno)));
+    }
+    if (bpf_map_lookup_elem(map_fd, next.data(), value.data()) == 0) {
+      if (absl::Status st = fn(next, value); !st.ok()) return st;
+    } else if (errno != ENOENT) {
+      return absl::InternalError(
+          absl::StrCat("bpf_map_lookup_elem: ", Errno(errno)));
+    }
+    key.swap(next);
+    prev = key.data();
   }
-  pw_counters sum = {};
-  for (const pw_counters& c : vals) {
-    for (int i = 0; i < PW_CNT_COUNT; ++i) sum.v[i] += c.v[i];
-  }
-  return sum;
+  return absl::OkStatus();
 }
 
 void AppendObjectIds(const struct bpf_object* obj, ObjectIds& out) {

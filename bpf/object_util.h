@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "bpf/program_stats.h"
 
 extern "C" {
@@ -46,36 +48,14 @@ absl::StatusOr<Info> GetInfo(int fd) {
   return info;
 }
 
-// Calls fn(key, values) for every key of a per-CPU map, with one value per
-// possible CPU.
-template <typename K, typename V, typename Fn>
-absl::Status ForEachPerCpu(int map_fd, int ncpus, Fn&& fn) {
-  std::vector<V> values(static_cast<size_t>(ncpus));
-  K key{};
-  K next{};
-  const K* prev = nullptr;
-  while (true) {
-    if (bpf_map_get_next_key(map_fd, prev, &next) != 0) {
-      if (errno == ENOENT) break;
-      return absl::InternalError(
-          absl::StrCat("bpf_map_get_next_key: ", Errno(errno)));
-    }
-    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
-      fn(next, values);
-    } else if (errno != ENOENT) {
-      return absl::InternalError(
-          absl::StrCat("bpf_map_lookup_elem: ", Errno(errno)));
-    }
-    key = next;
-    prev = &key;
-  }
-  return absl::OkStatus();
-}
-
-// The shared per-path map (pw_path, one value per path), by kernel dev_t.
-absl::StatusOr<std::map<uint32_t, pw_path_val>> ReadPathMap(int fd);
-// The shared counter slot (pw_counters), summed over CPUs.
-absl::StatusOr<pw_counters> ReadCounters(int fd, int ncpus);
+// Calls fn(key, value) with the raw bytes of every entry of a map: key_size
+// and value_size bytes (for a per-CPU map, value_size covers every possible
+// CPU's copy). An entry deleted while iterating is skipped; an error of fn
+// stops the walk and is returned.
+absl::Status ForEachEntry(
+    int map_fd, size_t key_size, size_t value_size,
+    const std::function<absl::Status(absl::Span<const uint8_t>,
+                                     absl::Span<const uint8_t>)>& fn);
 
 // IDs and run statistics of the programs and maps of a libbpf object.
 void AppendObjectIds(const struct bpf_object* obj, ObjectIds& out);

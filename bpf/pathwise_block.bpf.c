@@ -77,52 +77,55 @@ static __always_inline struct pw_io_val *pw_spill(const struct pw_io_key *k) {
       sl->used = 1;
       return &sl->val;
     }
-    if (sl->key.dev == k->dev && sl->key.op == k->op) return &sl->val;
+    if (sl->key.dev == k->dev && sl->key.op == k->op && sl->key.seq == k->seq)
+      return &sl->val;
   }
   return NULL;
 }
 
-/* dev_t -> disk name, written only when an entry of pw_io or pw_path is
- * created (once per key, not per I/O). Counters are keyed by dev_t and never
- * deleted, so a dev_t freed and reused by a disk of another name (a
- * controller deleted and another created) continues the old counters, and
- * the name is updated only when that disk creates a new key. */
+/* (dev_t, diskseq) -> disk name, written only when an entry of pw_io or
+ * pw_path is created (once per key, not per I/O). A disk created on a dev_t
+ * freed by another has a new diskseq, hence new keys and its own name;
+ * userspace deletes the entries of a disk once a newer one holds its dev_t
+ * or its name (bpf/block_object.cc). */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
-  __type(key, __u32);
+  __type(key, struct pw_disk_key);
   __type(value, struct pw_disk_name);
 } pw_disk SEC(".maps");
 
-static __always_inline void pw_note_disk(__u32 dev, struct gendisk *disk) {
+static __always_inline void pw_note_disk(const struct pw_disk_key *dk,
+                                         struct gendisk *disk) {
   struct pw_disk_name n = {};
   /* CO-RE-relocated address of disk->disk_name; the same probe read in
    * both flavours (slow path only). */
   bpf_probe_read_kernel_str(n.name, sizeof(n.name), &disk->disk_name);
-  bpf_map_update_elem(&pw_disk, &dev, &n, BPF_ANY);
+  bpf_map_update_elem(&pw_disk, dk, &n, BPF_ANY);
 }
 
 /* pw_lookup_or_init() that also records the disk's name on creation. */
 static __always_inline void *pw_entry(void *map, const void *key,
-                                      const void *zero, __u32 dev,
+                                      const void *zero,
+                                      const struct pw_disk_key *dk,
                                       struct gendisk *disk) {
   void *v = bpf_map_lookup_elem(map, key);
   if (v) return v;
-  pw_note_disk(dev, disk);
+  pw_note_disk(dk, disk);
   bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
   return bpf_map_lookup_elem(map, key);
 }
 
 /* The pw_io entry for `k`, else (creation failed, or force_spill) this
  * CPU's spill slot for it; NULL only when both are exhausted. */
-static __always_inline struct pw_io_val *pw_io_entry(const struct pw_io_key *k,
-                                                     __u32 dev,
-                                                     struct gendisk *disk) {
-  if (!force_spill || (force_spill_dev && force_spill_dev != dev)) {
-    struct pw_io_val *v = pw_entry(&pw_io, k, &pw_zero_io, dev, disk);
+static __always_inline struct pw_io_val *pw_io_entry(
+    const struct pw_io_key *k, const struct pw_disk_key *dk,
+    struct gendisk *disk) {
+  if (!force_spill || (force_spill_dev && force_spill_dev != dk->dev)) {
+    struct pw_io_val *v = pw_entry(&pw_io, k, &pw_zero_io, dk, disk);
     if (v) return v;
-  } else if (!bpf_map_lookup_elem(&pw_disk, &dev)) {
-    pw_note_disk(dev, disk);
+  } else if (!bpf_map_lookup_elem(&pw_disk, dk)) {
+    pw_note_disk(dk, disk);
   }
   return pw_spill(k);
 }

@@ -36,6 +36,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   struct request_queue *q = PW_RD(rq, q);
   struct pw_io_val *v;
   struct pw_io_key k;
+  struct pw_disk_key dk = {};
   struct gendisk *disk;
   __u64 key, start = 0, now, lat;
   __u32 flags, cls, dev, idx;
@@ -49,11 +50,14 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   cls = op_class[flags & (PW_REQ_OP_SLOTS - 1)];
   k.dev = dev;
   k.op = cls;
+  k.seq = PW_DISKSEQ(PW_RD, disk);
+  dk.dev = dev;
+  dk.seq = k.seq;
 
   /* Partial completion (blk_update_request with bytes left): account the
    * bytes, count the request once when its last bytes complete. */
   if (nr_bytes < PW_RD(rq, __data_len)) {
-    v = pw_io_entry(&k, dev, disk);
+    v = pw_io_entry(&k, &dk, disk);
     if (v) v->bytes += nr_bytes;
     return 0;
   }
@@ -77,7 +81,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
    * another path and counted there. Count a failover, not an I/O. */
   if ((flags & req_nvme_mpath_mask) && !error && !nr_bytes &&
       cls != PW_OP_FLUSH && cls != PW_OP_PASSTHRU && !PW_RD(rq, bio)) {
-    struct pw_path_val *pv = pw_entry(&pw_path, &dev, &pw_zero_path, dev, disk);
+    struct pw_path_val *pv = pw_entry(&pw_path, &dk, &pw_zero_path, &dk, disk);
     if (pv)
       __sync_fetch_and_add(&pv->failovers, 1);
     else
@@ -94,7 +98,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
 
   now = bpf_ktime_get_ns();
   lat = now > start ? now - start : 0;
-  v = pw_io_entry(&k, dev, disk);
+  v = pw_io_entry(&k, &dk, disk);
   if (!v) {
     pw_cnt_inc(PW_CNT_DROP_IO_FULL);
     return 0;

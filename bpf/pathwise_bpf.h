@@ -46,10 +46,21 @@ enum pw_op {
 #define PW_REQ_OP_SLOTS 256
 
 /* Key of the per-CPU I/O aggregation map. dev is the kernel's dev_t
- * encoding: major << 20 | minor (MINORBITS = 20). */
+ * encoding: major << 20 | minor (MINORBITS = 20); seq is the disk's
+ * gendisk.diskseq (0 on kernels without it), so that a disk created on a
+ * dev_t freed by another (a controller deleted and another created) is a
+ * new key and never continues the old disk's counters. */
 struct pw_io_key {
   __u32 dev;
   __u32 op; /* enum pw_op */
+  __u64 seq;
+};
+
+/* One disk instance: the key of pw_path and pw_disk (see pw_io_key). */
+struct pw_disk_key {
+  __u32 dev;
+  __u32 pad; /* zero: keys are hashed as bytes */
+  __u64 seq;
 };
 
 /* Value of the per-CPU I/O aggregation map, one copy per CPU. */
@@ -112,11 +123,11 @@ struct pw_counters {
   __u64 v[PW_CNT_COUNT];
 };
 
-/* Name of a disk (gendisk.disk_name, DISK_NAME_LEN = 32), keyed by dev_t.
- * Written on the slow path only, when a (dev, op) I/O entry or a path entry
- * is created: hidden NVMe path disks (nvmeXcYnZ) have no dev_t visible to
- * userspace (no sysfs `dev`, not in /proc/partitions), so userspace joins
- * samples to the topology by this name. */
+/* Name of a disk (gendisk.disk_name, DISK_NAME_LEN = 32), keyed by
+ * pw_disk_key. Written on the slow path only, when a (dev, op) I/O entry or
+ * a path entry is created: hidden NVMe path disks (nvmeXcYnZ) have no dev_t
+ * visible to userspace (no sysfs `dev`, not in /proc/partitions), so userspace
+ * joins samples to the topology by this name. */
 #define PW_DISK_NAME_LEN 32
 struct pw_disk_name {
   char name[PW_DISK_NAME_LEN];

@@ -9,16 +9,16 @@
 
 #include "pathwise_bpf.h"
 
-/* Per-path NVMe and failover counters, keyed by dev_t. Preallocated, so
- * that creating a path's entry never allocates in the completion's atomic
- * context (an allocation there can fail transiently and would lose the
- * path's first failover or NVMe error). One shared value per path, not per
- * CPU: the events are rare, so the programs add with atomics, and the map
- * costs max_entries * ~100 B whatever the number of CPUs. */
+/* Per-path NVMe and failover counters, keyed by disk (pw_disk_key).
+ * Preallocated, so that creating a path's entry never allocates in the
+ * completion's atomic context (an allocation there can fail transiently and
+ * would lose the path's first failover or NVMe error). One shared value per
+ * path, not per CPU: the events are rare, so the programs add with atomics, and
+ * the map costs max_entries * ~100 B whatever the number of CPUs. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
-  __type(key, __u32);
+  __type(key, struct pw_disk_key);
   __type(value, struct pw_path_val);
 } pw_path SEC(".maps");
 
@@ -52,5 +52,11 @@ static const struct pw_path_val pw_zero_path;
 
 /* Kernel dev_t: MKDEV(major, minor) with MINORBITS = 20. */
 #define PW_MKDEV(ma, mi) ((((__u32)(ma)) << 20) | ((__u32)(mi)&0xfffff))
+
+/* gendisk.diskseq (since 5.15; a new number for every disk created, and
+ * for every loop device attach), 0 where the kernel has none. RD is the
+ * flavour's field read (a plain load for tp_btf). */
+#define PW_DISKSEQ(RD, disk) \
+  (bpf_core_field_exists((disk)->diskseq) ? (__u64)RD(disk, diskseq) : 0)
 
 #endif /* PATHWISE_BPF_PATHWISE_MAPS_BPF_H_ */

@@ -35,8 +35,9 @@ const volatile __u32 nvme_status_shift = 0; /* (status - retries offset) * 8 */
 static __always_inline int pw_nvme_account(struct request *rq,
                                            struct gendisk *disk) {
   struct pw_path_val *pv;
+  struct pw_disk_key dk = {};
   __u64 window = 0;
-  __u32 status, retries, dev;
+  __u32 status, retries;
 
   if (!disk) return 0; /* admin queue, fabrics connect: no path */
   /* One read covers retries .. status (adjacent u8 fields and a u16). */
@@ -48,8 +49,9 @@ static __always_inline int pw_nvme_account(struct request *rq,
   status = (window >> (nvme_status_shift & 63)) & 0xffff;
   if (!(status & PW_NVME_SCT_SC_MASK) && !retries) return 0; /* success, first attempt */
 
-  dev = PW_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
-  pv = pw_lookup_or_init(&pw_path, &dev, &pw_zero_path);
+  dk.dev = PW_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+  dk.seq = PW_DISKSEQ(BPF_CORE_READ, disk);
+  pv = pw_lookup_or_init(&pw_path, &dk, &pw_zero_path);
   if (!pv) {
     pw_cnt_inc(PW_CNT_DROP_NVME_PATH_FULL);
     return 0;

@@ -35,6 +35,7 @@ struct gendisk {
   int major;
   int first_minor;
   char disk_name[32]; /* DISK_NAME_LEN */
+  __u64 diskseq;      /* since 5.15; read only if the kernel has it */
 };
 
 struct bio;

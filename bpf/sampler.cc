@@ -29,16 +29,16 @@ std::vector<PathSample> MergePaths(const BlockSample& block,
                                    bool nvme_attached) {
   std::vector<PathSample> out;
   out.reserve(block.paths.size());
-  for (const auto& [dev, c] : block.paths) {  // sorted by the kernel dev_t
+  for (const PathEntry& e : block.paths) {  // sorted by disk
     PathSample& p = out.emplace_back();
-    p.dev = model::DevId::FromKernel(dev);
-    if (auto it = block.disk_names.find(dev); it != block.disk_names.end()) {
-      p.disk = it->second;
-    }
-    p.stats.failovers = c.failovers;
+    p.dev = model::DevId::FromKernel(e.key.dev);
+    p.diskseq = e.key.seq;
+    p.disk = e.disk;
+    p.retired = e.retired;
+    p.stats.failovers = e.counters.failovers;
     if (nvme_attached) {
-      p.stats.errors_by_class = c.errors_by_class;
-      p.stats.retries = c.retries;
+      p.stats.errors_by_class = e.counters.errors_by_class;
+      p.stats.retries = e.counters.retries;
     }
   }
   return out;

@@ -14,7 +14,11 @@
 //  - Per path, from nvme_complete_rq: completions with a non-zero NVMe
 //    status by class, and completions of retried commands. NVMe successes
 //    are completed - errors of the path (exact, no per-I/O cost).
-//  - Counters are monotonic from attach; userspace never deletes entries.
+//  - Each disk instance, (dev_t, diskseq), has its own entries: a disk
+//    created on a dev_t another disk freed starts from zero under its own
+//    name. Userspace deletes the entries of a disk a newer one replaced
+//    and keeps its final counts (DeviceIo::retired), so per name the
+//    counters are monotonic from attach.
 //
 // Not thread-safe for concurrent calls; one owner (the collector) calls
 // Read() each interval.
@@ -41,13 +45,15 @@ namespace pathwise::bpf {
 // stats.errors_by_class is set only while the nvme object is attached.
 struct PathSample {
   model::DevId dev;
-  std::string disk;  // as DeviceIo::disk
+  uint64_t diskseq = 0;  // as DeviceIo::diskseq
+  std::string disk;      // as DeviceIo::disk
   model::PathNvmeStats stats;
+  bool retired = false;  // as DeviceIo::retired
 };
 
 struct SamplerSnapshot {
-  std::vector<DeviceIo> io;       // sorted by (dev, op)
-  std::vector<PathSample> paths;  // sorted by dev
+  std::vector<DeviceIo> io;       // sorted by (dev, diskseq, op)
+  std::vector<PathSample> paths;  // sorted by (dev, diskseq)
   // By DropReason.
   std::array<uint64_t, model::kDropReasonCount> dropped{};
   uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns

@@ -36,8 +36,12 @@ bool IsNvmePathDiskName(absl::string_view name) {
 
 void JoinBpfSamples(const bpf::SamplerSnapshot& samples, DeviceScope scope,
                     const model::Topology& topo, model::IoReading& io) {
-  // Sum by disk name: a name may have had several dev_t over time (a path
-  // deleted and re-created); its counters stay monotonic.
+  // Sum by disk name. The sampler keys every disk instance by (dev_t,
+  // diskseq) with the name it had, so a disk that reuses the dev_t of one
+  // that left counts under its own name only. A name may have had several
+  // instances over time (a path deleted and re-created, a loop device
+  // re-attached): their sum (live entries plus the retired tally of the
+  // gone ones) keeps the name's counters monotonic.
   std::map<std::string, OpMap, std::less<>> by_name;
   for (const bpf::DeviceIo& d : samples.io) {
     const std::string name = d.disk.empty() ? model::ToString(d.dev) : d.disk;

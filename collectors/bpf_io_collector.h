@@ -7,8 +7,9 @@
 //    the path request; the head itself is bio-based and has no requests);
 //  - with DeviceScope::kAll, every other block device (loop, sd, ...) by
 //    its disk name.
-// The join is by disk name, recorded by the kernel side when a device's
-// first entry is created: hidden path disks have no dev_t in sysfs.
+// The join is by disk name, recorded by the kernel side when a disk
+// instance's (dev_t, diskseq) first entry is created: hidden path disks
+// have no dev_t in sysfs.
 #ifndef PATHWISE_COLLECTORS_BPF_IO_COLLECTOR_H_
 #define PATHWISE_COLLECTORS_BPF_IO_COLLECTOR_H_
 

@@ -1,5 +1,6 @@
 #include "policy/pathwise_selector.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,8 @@ PathwiseSelector::PathwiseSelector(const PathwisePolicyParams& params)
 void PathwiseSelector::Reset() {
   const int n = table_.size();
   scorer_ = scoring::HeadScorer(ScorerConfig(params_));
+  path_.assign(n, PathState{});
+  for (PathState& p : path_) p.mins.fill(kNone);
   window_.assign(n, {});
   failovers_.assign(n, 0);
   std::vector<bool> usable(n);
@@ -33,6 +36,34 @@ void PathwiseSelector::Reset() {
 
 void PathwiseSelector::SetPaths(std::span<const PathInfo> paths) {
   if (table_.Set(paths)) Reset();
+}
+
+// A path that stayed past its cap for kBaseWindows ticks has had no
+// completion to confirm its base: its latency may be its own queue or a
+// slower route. Like BBR's ProbeRTT, it gets no new I/O until it is empty,
+// then one probe, whose latency is its base. One path at a time, and never
+// the only candidate.
+void PathwiseSelector::StartDrain() {
+  const int n = table_.size();
+  if (table_.candidates().size() < 2) return;
+  for (const PathState& p : path_) {
+    if (p.drain != 0) return;
+  }
+  for (int k = 0; k < n; ++k) {
+    const int i = (next_drain_ + k) % n;
+    PathState& p = path_[i];
+    if (!table_.is_candidate(i) || p.base_ns == kNone) continue;
+    if (*std::min_element(p.mins.begin(), p.mins.end()) != kNone) continue;
+    // Past its knee a path serves at its capacity: only a rate well below
+    // what it served lately says its route changed.
+    if (p.rate * kDrainRateDrop >=
+        *std::max_element(p.rates.begin(), p.rates.end())) {
+      continue;
+    }
+    p.drain = 1;
+    next_drain_ = (i + 1) % n;
+    return;
+  }
 }
 
 void PathwiseSelector::Tick(int64_t /*now_ns*/) {
@@ -47,7 +78,18 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     pw.numa_node = table_.info(i).numa_node;
     window_[i] = {};
     failovers_[i] = 0;
+    // The base forgets the oldest tick's lowest latency.
+    PathState& p = path_[i];
+    p.mins[p.next] = p.window_min_ns;
+    p.rates[p.next] = p.rate;
+    p.next = (p.next + 1) % kBaseWindows;
+    p.window_min_ns = kNone;
+    const uint64_t base = *std::min_element(p.mins.begin(), p.mins.end());
+    // With no admitted completion in the whole span, keep the last base.
+    if (base != kNone) p.base_ns = base;
+    UpdateCap(p);
   }
+  StartDrain();
   scorer_.Update(window);
   for (int g = 0; g < kGroups; ++g) {
     for (int i = 0; i < n; ++i) weight_[g][i] = scorer_.paths()[i].weight[g];

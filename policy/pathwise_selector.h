@@ -1,17 +1,53 @@
-// pathwise: a weighted least-outstanding selector on the scoring library's
-// weights (the agent's own code). Each completion's path latency is summed
-// per path and op group; every `window_ns` (Tick) the window, each path's
-// usability and its failovers feed a scoring::HeadScorer, whose weights
-// (score x 64 / sum, 0 for a path that is not usable) steer the choice: the
-// candidate with the least (in-flight + 1) / weight, first in list order on
-// ties; weight-0 paths are skipped, and with none left it falls back to
-// queue-depth. Before the first tick the usable paths share 64 equally; a
-// path that becomes usable later gets its weight at the next tick.
+// pathwise: a saturation-aware selector. A path's throughput grows with the
+// I/O in flight on it only up to a knee, where whatever bounds it (its
+// target's servers, its link, its TCP window) is busy; past the knee more
+// I/O only queues there. For a fixed number of outstanding I/Os the most
+// throughput comes from filling the lowest-latency path up to its knee and
+// giving the rest to the next one. So each path learns, from its own
+// completions only:
+//   - `base`: its lowest completion latency (the latency without a queue,
+//     like TCP Vegas' BaseRTT), over the last kBaseWindows ticks, from
+//     completions that left it below its cap (a queue it was not given
+//     cannot hide its base);
+//   - `rate`: its completions per second, sampled over intervals of at
+//     least one base latency and smoothed (1/4 new);
+//   - `cap` = rate x base x (1 + 1/kCapSlackDen) + 1: the I/Os it serves
+//     without queueing (Little's law: in service = rate x base) plus room
+//     to grow. A path below its knee runs at rate = in-flight / base, so
+//     its cap stays above its in-flight and grows as it is given more; at
+//     the knee the rate stops growing and the cap stops with it.
+// The choice, among the candidates:
+//   1. a candidate with nothing in flight (every usable path keeps at least
+//      one I/O, so its latency stays known and a path that got better is
+//      seen);
+//   2. while some candidate has no completion yet, the least in-flight;
+//   3. among the candidates below their cap, the least base (the most
+//      throughput per I/O), least in-flight on ties;
+//   4. with every candidate at its cap, the least in-flight (queue-depth):
+//      every path is saturated, and balancing keeps each busy when one of
+//      them stalls.
+// Latency-bound paths have no knee: everything but the probe goes to the
+// fastest path. Capacity-bound ones: the fastest path is kept at its knee.
+//
+// A path that stays past its cap has no completion to confirm its base:
+// its latency may be its own queue or a slower route. When no completion
+// below its cap came for kBaseWindows ticks and its rate fell below
+// 1/kDrainRateDrop of its highest over those ticks (past its knee a path
+// serves at its capacity, so a falling rate means the path changed), it
+// is drained, like BBR's ProbeRTT: no new I/O until it is empty, then one
+// probe, whose latency is its new base. One path at a time, never the
+// only candidate.
+//
+// Every `window_ns` (Tick) each path's window of completions, usability
+// and failovers also feed a scoring::HeadScorer (the agent's scoring
+// library): its EWMAs, weights and health are the view a datapath exports.
 #ifndef PATHWISE_POLICY_PATHWISE_SELECTOR_H_
 #define PATHWISE_POLICY_PATHWISE_SELECTOR_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -23,44 +59,99 @@ namespace pathwise::policy {
 
 class PathwiseSelector final : public Selector {
  public:
+  // Ticks a path's lowest latency is remembered for: long enough to span
+  // the load swings the selector itself causes, short enough that a path
+  // whose latency went up for good (a longer route) is seen as such.
+  static constexpr int kBaseWindows = 10;
+  // The cap's room to grow: 1 / kCapSlackDen of the I/Os in service.
+  static constexpr int kCapSlackDen = 4;
+  // The rate's smoothing: 1 / kRateSmoothDen of each new sample.
+  static constexpr int kRateSmoothDen = 4;
+
+  // A path past its cap for kBaseWindows ticks is drained to re-measure
+  // its base when its rate fell below 1/kDrainRateDrop of its highest at
+  // the last kBaseWindows ticks.
+  static constexpr double kDrainRateDrop = 2;
+
   explicit PathwiseSelector(const PathwisePolicyParams& params);
 
   Policy policy() const override { return Policy::kPathwise; }
   void SetPaths(std::span<const PathInfo> paths) override;
-  int Select(const IoRequest& io) override {
-    const std::vector<uint32_t>& w = weight_[static_cast<int>(io.op)];
-    int best = kNoPath;
+  int Select(const IoRequest& /*io*/) override {
+    int open = kNoPath;
+    bool unknown = false;
     for (int i : table_.candidates()) {
-      if (w[i] == 0) continue;
-      // (in-flight + 1) / weight, compared without division.
-      if (best < 0 ||
-          static_cast<uint64_t>(table_.inflight(i) + 1) * w[best] <
-              static_cast<uint64_t>(table_.inflight(best) + 1) * w[i]) {
-        best = i;
+      const int n = table_.inflight(i);
+      if (n == 0) return i;
+      const PathState& p = path_[i];
+      if (p.drain != 0) continue;
+      if (p.base_ns == kNone) {
+        unknown = true;
+        continue;
+      }
+      if (n >= p.cap) continue;
+      if (open < 0 || p.base_ns < path_[open].base_ns ||
+          (p.base_ns == path_[open].base_ns && n < table_.inflight(open))) {
+        open = i;
       }
     }
-    return best >= 0 ? best : table_.LeastInFlight();
+    if (open >= 0 && !unknown) return open;
+    return LeastInFlightNotDraining();
   }
   void OnSubmit(int path, const IoRequest&, int64_t) override {
+    if (table_.Has(path) && path_[path].drain != 0 &&
+        table_.inflight(path) == 0) {
+      path_[path].drain = 2;  // the probe
+    }
     table_.Submitted(path);
   }
   void OnComplete(int path, const IoRequest& io,
                   const Completion& completion) override {
     table_.Left(path);
     if (!table_.Has(path)) return;
+    PathState& p = path_[path];
     if (!completion.ok) {
       ++failovers_[path];
+      if (p.drain == 2 && table_.inflight(path) == 0) p.drain = 1;
       return;
     }
+    const auto lat =
+        static_cast<uint64_t>(std::max<int64_t>(completion.latency_ns, 1));
+    if (p.drain == 2 && table_.inflight(path) == 0) {
+      // The probe, alone on the drained path: its latency is the base.
+      p.mins.fill(kNone);
+      p.window_min_ns = lat;
+      p.base_ns = lat;
+      p.drain = 0;
+    }
+    Learn(p, table_.inflight(path), lat, completion.now_ns);
     scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
     ++s.count;
-    s.latency_sum_ns += static_cast<uint64_t>(completion.latency_ns);
+    s.latency_sum_ns += lat;
   }
   int64_t tick_interval_ns() const override { return params_.window_ns; }
   void Tick(int64_t now_ns) override;
   int inflight(int path) const override { return table_.InflightOrZero(path); }
 
-  // The weight `path` has in `op` now (0..scoring::kMaxWeight).
+  // The lowest latency of `path` over the last kBaseWindows ticks, in ns
+  // (0: none yet).
+  uint64_t base(int path) const {
+    if (!table_.Has(path)) return 0;
+    const uint64_t b = path_[path].base_ns;
+    return b == kNone ? 0 : b;
+  }
+  // Its completions per second, smoothed (0: no sample yet).
+  double rate(int path) const {
+    return table_.Has(path) ? path_[path].rate : 0;
+  }
+  // The in-flight count below which it takes I/O as an unsaturated path.
+  int cap(int path) const { return table_.Has(path) ? path_[path].cap : 0; }
+  // Whether `path` is being drained to re-measure its base.
+  bool draining(int path) const {
+    return table_.Has(path) && path_[path].drain != 0;
+  }
+  // The weight the scoring library gives `path` in `op` (0..kMaxWeight),
+  // as of the last tick; before it, the usable paths share 64 equally.
   uint32_t weight(model::OpGroup op, int path) const {
     return table_.Has(path) ? weight_[static_cast<int>(op)][path] : 0;
   }
@@ -69,10 +160,68 @@ class PathwiseSelector final : public Selector {
 
  private:
   static constexpr int kGroups = model::kOpGroupCount;
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+  struct PathState {
+    uint64_t base_ns = kNone;        // min over the ring and this window
+    uint64_t window_min_ns = kNone;  // this tick's lowest latency
+    std::array<uint64_t, kBaseWindows> mins{};  // past ticks' lowest
+    std::array<double, kBaseWindows> rates{};   // the rate at past ticks
+    int next = 0;                               // ring position
+    double rate = 0;                            // completions per second
+    int64_t rate_start_ns = -1;  // the current rate interval's start
+    int64_t rate_count = 0;      // completions in it
+    int cap = 1;
+    // Refreshing a base no completion has confirmed for kBaseWindows
+    // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
+    int drain = 0;
+  };
+
+  int LeastInFlightNotDraining() const {
+    int best = kNoPath;
+    for (int i : table_.candidates()) {
+      if (path_[i].drain != 0) continue;
+      if (best < 0 || table_.inflight(i) < table_.inflight(best)) best = i;
+    }
+    return best >= 0 ? best : table_.LeastInFlight();
+  }
+
+  // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
+  void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
+    if (inflight < p.cap || p.base_ns == kNone) {
+      p.window_min_ns = std::min(p.window_min_ns, lat);
+      if (lat < p.base_ns) {
+        p.base_ns = lat;
+        UpdateCap(p);
+      }
+    }
+    if (p.rate_start_ns < 0) {
+      p.rate_start_ns = now_ns;
+      return;
+    }
+    ++p.rate_count;
+    const int64_t span = now_ns - p.rate_start_ns;
+    if (span <= 0 || static_cast<uint64_t>(span) < p.base_ns) return;
+    const double sample =
+        static_cast<double>(p.rate_count) * 1e9 / static_cast<double>(span);
+    p.rate = p.rate == 0 ? sample : p.rate + (sample - p.rate) / kRateSmoothDen;
+    p.rate_start_ns = now_ns;
+    p.rate_count = 0;
+    UpdateCap(p);
+  }
+  static void UpdateCap(PathState& p) {
+    if (p.base_ns == kNone) return;
+    const double in_service = p.rate * static_cast<double>(p.base_ns) / 1e9;
+    p.cap = static_cast<int>(
+        std::min(in_service * (kCapSlackDen + 1) / kCapSlackDen + 1, 1e9));
+  }
+  void StartDrain();
   void Reset();
 
   PathwisePolicyParams params_;
   PathTable table_;
+  std::vector<PathState> path_;
+  int next_drain_ = 0;  // where the next search for a stale base starts
   scoring::HeadScorer scorer_;
   std::array<std::vector<uint32_t>, kGroups> weight_;  // [group][path]
   // This window's completions and failovers, per path.

@@ -17,7 +17,7 @@ enum class Policy {
   kQueueDepth,  // kernel queue-depth: least in-flight per controller
   kLatency,     // the proposed kernel latency iopolicy (per-CPU EWMA,
                 // weights, credits)
-  kPathwise,    // weighted least-outstanding on the scoring library's weights
+  kPathwise,    // the lowest-latency path up to its knee, then the next
   kHst,         // dm-multipath historical-service-time
 };
 inline constexpr int kPolicyCount = 6;
@@ -39,7 +39,8 @@ struct LatencyPolicyParams {
   int ewma_shift = 3;
 };
 
-// The scoring library fed once per `window_ns` (the agent's --interval).
+// pathwise: the scoring library is fed once per `window_ns` (the agent's
+// --interval), which is also the tick a path's lowest latency is kept per.
 struct PathwisePolicyParams {
   int64_t window_ns = 1 * kNsPerSec;
   int ewma_shift = 3;

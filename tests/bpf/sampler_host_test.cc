@@ -30,8 +30,13 @@
 #include "bpf/kernel_btf.h"
 #include "bpf/sampler.h"
 #include "model/delta.h"
+#include "pathwise_block.skel.h"
 #include "pathwise_nvme.skel.h"
 #include "tests/bpf/completion_trace.h"
+
+extern "C" {
+#include "bpf/pathwise_bpf.h"
+}
 
 namespace pathwise::bpf {
 namespace {
@@ -140,6 +145,44 @@ class LoopDevice {
       if (now == last) return;
       last = now;
     }
+  }
+
+  // Detaches the device and attaches it again to a new backing file: the
+  // same name and dev_t, a new diskseq (a new disk to the kernel side).
+  bool Reattach(std::string* error) {
+    const std::string file2 = dir_ + "/backing2.img";
+    const int fd = open(file2.c_str(), O_CREAT | O_RDWR, 0600);
+    if (fd < 0 || ftruncate(fd, 64 << 20) != 0) {
+      *error = absl::StrCat("backing file: ", strerror(errno));
+      if (fd >= 0) close(fd);
+      return false;
+    }
+    close(fd);
+    CmdResult r = RunCmd(absl::StrCat("losetup -d ", path_));
+    if (r.status != 0) {
+      *error = absl::StrCat("losetup -d: ", r.output);
+      return false;
+    }
+    r = RunCmd(absl::StrCat("losetup --direct-io=on ", path_, " ", file2));
+    if (r.status != 0) r = RunCmd(absl::StrCat("losetup ", path_, " ", file2));
+    if (r.status != 0) {
+      *error = absl::StrCat("losetup ", path_, " again: ", r.output);
+      return false;
+    }
+    unlink(file_.c_str());
+    file_ = file2;
+    std::ofstream(absl::StrCat("/sys/block/", name_, "/queue/nomerges"))
+        << "2\n";
+    Settle();
+    return true;
+  }
+
+  // gendisk.diskseq, from sysfs (0 if the kernel has none).
+  uint64_t DiskSeq() const {
+    std::ifstream f(absl::StrCat("/sys/block/", name_, "/diskseq"));
+    uint64_t seq = 0;
+    f >> seq;
+    return seq;
   }
 
   std::string StatPath() const {
@@ -402,6 +445,115 @@ TEST_F(BpfHostTest, SpillSlotsOwnStartExactCounts) {
   ExactCountsCase(o, /*expect_own_start=*/true, "psync", 1);
 }
 
+// Reads of `name` in a snapshot, live and retired entries summed (what the
+// collector joins under the name), and those of the live entry `seq`.
+uint64_t ReadsOf(const SamplerSnapshot& s, const std::string& name) {
+  uint64_t n = 0;
+  for (const DeviceIo& d : s.io) {
+    if (d.disk == name && d.op == Op::kRead) n += d.stats.completed;
+  }
+  return n;
+}
+uint64_t LiveReadsOf(const SamplerSnapshot& s, model::DevId dev, uint64_t seq) {
+  uint64_t n = 0;
+  for (const DeviceIo& d : s.io) {
+    if (d.dev == dev && d.diskseq == seq && !d.retired && d.op == Op::kRead)
+      n += d.stats.completed;
+  }
+  return n;
+}
+
+// The (dev_t, diskseq) keys of the sampler's pw_io map.
+std::vector<std::pair<uint32_t, uint64_t>> IoMapKeys(const BpfSampler& s) {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (uint32_t id : s.MapIds()) {
+    const int fd = bpf_map_get_fd_by_id(id);
+    if (fd < 0) continue;
+    bpf_map_info info = {};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+        std::string(info.name) == "pw_io") {
+      pw_io_key key = {}, next = {};
+      const pw_io_key* prev = nullptr;
+      while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        out.emplace_back(next.dev, next.seq);
+        key = next;
+        prev = &key;
+      }
+    }
+    close(fd);
+  }
+  return out;
+}
+
+// A loop device detached and attached again keeps its name and dev_t but
+// is a new disk (a new diskseq), as a path disk that reuses the dev_t of
+// one that left: its I/O is counted under its own key from zero, the old
+// disk's entries leave the kernel maps, and the name's total never goes
+// backwards.
+TEST_F(BpfHostTest, ReattachedLoopDeviceIsANewDisk) {
+  std::string err;
+  std::unique_ptr<LoopDevice> loop = LoopDevice::Create(&err);
+  ASSERT_NE(loop, nullptr) << err;
+  const uint64_t seq1 = loop->DiskSeq();
+  ASSERT_GT(seq1, 0u) << "no /sys/block/" << loop->name() << "/diskseq";
+  absl::StatusOr<std::unique_ptr<BpfSampler>> sampler = BpfSampler::Create();
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  const uint32_t kdev = loop->dev().major << 20 | loop->dev().minor;
+
+  constexpr uint64_t kN1 = 400, kN2 = 300;
+  ASSERT_EQ(Fio(loop->path(), "randread", kN1).status, 0);
+  absl::StatusOr<SamplerSnapshot> s1 = (*sampler)->Read();
+  ASSERT_TRUE(s1.ok()) << s1.status();
+  EXPECT_EQ(LiveReadsOf(*s1, loop->dev(), seq1), kN1);
+  EXPECT_EQ(ReadsOf(*s1, loop->name()), kN1);
+
+  ASSERT_TRUE(loop->Reattach(&err)) << err;
+  const uint64_t seq2 = loop->DiskSeq();
+  ASSERT_GT(seq2, seq1);
+  // Whatever probing did on the new disk is in `mid`.
+  absl::StatusOr<SamplerSnapshot> mid = (*sampler)->Read();
+  ASSERT_TRUE(mid.ok()) << mid.status();
+  std::optional<BlockStat> sys_mid = ReadBlockStat(loop->name());
+  ASSERT_TRUE(sys_mid.has_value());
+  ASSERT_EQ(Fio(loop->path(), "randread", kN2).status, 0);
+  absl::StatusOr<SamplerSnapshot> s2 = (*sampler)->Read();
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  std::optional<BlockStat> sys2 = ReadBlockStat(loop->name());
+  ASSERT_TRUE(sys2.has_value());
+
+  // The new disk's reads, exactly, under its own key and the same name.
+  EXPECT_EQ(LiveReadsOf(*s2, loop->dev(), seq2) -
+                LiveReadsOf(*mid, loop->dev(), seq2),
+            kN2);
+  EXPECT_EQ(sys2->reads - sys_mid->reads, kN2);
+  EXPECT_EQ(LiveReadsOf(*s2, loop->dev(), seq1), 0u);
+  for (const DeviceIo& d : s2->io) {
+    if (d.dev == loop->dev()) EXPECT_EQ(d.disk, loop->name());
+  }
+  // The old disk's counts are kept (retired), the name's total is
+  // monotonic and adds up.
+  uint64_t retired = 0;
+  for (const DeviceIo& d : s2->io) {
+    if (d.retired && d.disk == loop->name() && d.op == Op::kRead) {
+      retired += d.stats.completed;
+    }
+  }
+  EXPECT_EQ(retired, kN1);
+  EXPECT_GE(ReadsOf(*mid, loop->name()), ReadsOf(*s1, loop->name()));
+  EXPECT_EQ(ReadsOf(*s2, loop->name()) - ReadsOf(*mid, loop->name()), kN2);
+  // The old disk's entries have left the kernel map.
+  for (const auto& [dev, seq] : IoMapKeys(**sampler)) {
+    EXPECT_FALSE(dev == kdev && seq == seq1)
+        << "pw_io still holds the detached disk's entry";
+  }
+  bool new_key = false;
+  for (const auto& [dev, seq] : IoMapKeys(**sampler)) {
+    new_key |= dev == kdev && seq == seq2;
+  }
+  EXPECT_TRUE(new_key);
+}
+
 TEST_F(BpfHostTest, BpfStatsCountRuns) {
   SamplerOptions o;
   o.enable_bpf_stats = true;
@@ -541,6 +693,23 @@ TEST_F(BpfHostTest, NvmeProgramPassesTheVerifier) {
   const int err = pathwise_nvme__load(skel);
   EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
   pathwise_nvme__destroy(skel);
+}
+
+// The raw_tp flavour of the block programs (the fallback where tp_btf
+// cannot attach) must pass this kernel's verifier too, diskseq read
+// included; the sampler itself loads tp_btf here.
+TEST_F(BpfHostTest, BlockRawTpProgramsPassTheVerifier) {
+  std::string log(1 << 20, '\0');
+  LIBBPF_OPTS(bpf_object_open_opts, opts);
+  opts.kernel_log_buf = log.data();
+  opts.kernel_log_size = log.size();
+  pathwise_block* skel = pathwise_block__open_opts(&opts);
+  ASSERT_NE(skel, nullptr);
+  bpf_program__set_autoload(skel->progs.pw_issue_btf, false);
+  bpf_program__set_autoload(skel->progs.pw_done_btf, false);
+  const int err = pathwise_block__load(skel);
+  EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
+  pathwise_block__destroy(skel);
 }
 
 TEST_F(BpfHostTest, KernelLayoutFromRunningKernelBtf) {

@@ -17,11 +17,12 @@ command -v setpriv >/dev/null || { echo "setpriv (util-linux) missing"; exit 1; 
 mapfile -t args < <("$here/daemonset-args.sh" --args)
 mapfile -t caps < <("$here/daemonset-args.sh" --caps)
 [[ ${args[0]} == serve ]] || { echo "DaemonSet args do not start with serve"; exit 1; }
-# snapshot takes the same collection flags as serve, minus the listener.
+# snapshot takes the same collection flags as serve, minus the listener and
+# the serve-only probes and actuator.
 snap=(snapshot --duration=1s)
 for a in "${args[@]:1}"; do
   case $a in
-    --listen_address=*) ;;
+    --listen_address=* | --probe_* | --actuate*) ;;
     --bpf=*) snap+=(--bpf=required) ;;
     *) snap+=("$a") ;;
   esac

@@ -236,3 +236,28 @@ TEST(BpfJoinTest, ExpositionGolden) {
 
 }  // namespace
 }  // namespace pathwise::collectors
+
+namespace pathwise::collectors {
+namespace {
+
+// A path disk created on the dev_t another one freed (nvme0c1n1 on the
+// departed nvme0c3n1's 259:1): the sampler keys them apart by diskseq, the
+// departed one's final counts retired. The new path counts only its own
+// I/O; the head keeps both.
+TEST(BpfJoinTest, ReusedDevTCountsUnderEachDisksOwnName) {
+  model::Snapshot snap = Topology();
+  SamplerSnapshot s;
+  DeviceIo gone = Io(1, "nvme0c3n1", bpf::Op::kRead, {1'000, 2'000}, 4096);
+  gone.diskseq = 5;
+  gone.retired = true;
+  DeviceIo now = Io(1, "nvme0c1n1", bpf::Op::kRead, {3'000}, 4096);
+  now.diskseq = 9;
+  s.io = {gone, now};
+  JoinBpfSamples(s, DeviceScope::kNvme, snap);
+  EXPECT_EQ(snap.path_io.at("nvme0c1n1").op(model::Op::kRead)->completed, 1u);
+  EXPECT_FALSE(snap.path_io.contains("nvme0c3n1"));
+  EXPECT_EQ(snap.head_io.at("nvme0n1").op(model::Op::kRead)->completed, 3u);
+}
+
+}  // namespace
+}  // namespace pathwise::collectors

@@ -200,7 +200,7 @@ TEST(Latency, FailedCompletionsAreNotLearned) {
   EXPECT_FALSE(s.ewma(0, model::OpGroup::kRead, 0).has_value());
 }
 
-TEST(Pathwise, FollowsScoringWeightsAfterATick) {
+TEST(Pathwise, FeedsTheScoringLibraryEveryTick) {
   PathwiseSelector s({.window_ns = 1 * kSec, .ewma_shift = 3});
   const std::vector<PathInfo> paths = {Path(), Path(), Path(false)};
   s.SetPaths(paths);
@@ -218,7 +218,7 @@ TEST(Pathwise, FollowsScoringWeightsAfterATick) {
                    {.now_ns = now + latency[p], .latency_ns = latency[p]});
     }
   }
-  // No tick yet: nothing changes.
+  // No tick yet: the scorer has not seen them.
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
   s.Tick(1 * kSec);
   // The scoring library's weights: 42 and 21 (see Latency above).
@@ -228,26 +228,131 @@ TEST(Pathwise, FollowsScoringWeightsAfterATick) {
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 21u);
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), p0.weight[0]);
-  // Weighted least-outstanding: 63 I/Os in flight split as the weights.
-  for (int k = 0; k < 63; ++k) {
-    const int p = s.Select(Read());
-    ASSERT_NE(p, 2);
-    s.OnSubmit(p, Read(), now);
-  }
-  EXPECT_NEAR(s.inflight(0), 42, 1);
-  EXPECT_NEAR(s.inflight(1), 21, 1);
   // A path event with the same paths keeps what was learned; a new set of
-  // paths starts afresh (equal shares), keeping the in-flight counts.
+  // paths starts afresh (equal shares).
   const std::vector<PathInfo> same = {Path(), Path(), Path()};
   s.SetPaths(same);
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 42u);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(200 * kUs));
   // Path 2 became usable: it gets a weight at the next tick.
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
   const std::vector<PathInfo> two = {Path(), Path()};
   s.SetPaths(two);
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
   EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 32u);
-  EXPECT_NEAR(s.inflight(0), 42, 1);
+  EXPECT_EQ(s.base(1), 0u);
+}
+
+// `n` completions on `path`, one every `gap` from `start`, each `latency`
+// long (submitted and completed, so the in-flight count is unchanged).
+void Complete(PathwiseSelector& s, int path, int n, int64_t start, int64_t gap,
+              int64_t latency) {
+  for (int k = 0; k < n; ++k) {
+    const int64_t now = start + k * gap;
+    s.OnSubmit(path, Read(), now - latency);
+    s.OnComplete(path, Read(), {.now_ns = now, .latency_ns = latency});
+  }
+}
+
+TEST(Pathwise, FillsTheFastestPathUpToItsKneeThenTheNext) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // A path with nothing in flight is probed first, in list order.
+  EXPECT_EQ(s.Select(Read()), 0);
+  s.OnSubmit(0, Read(), 0);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), 0);
+  // No completion yet anywhere: least in-flight, first in list order.
+  EXPECT_EQ(s.Select(Read()), 0);
+  // Path 1: 2 ms, 10k completions/s (20 in service at its base), so it
+  // takes up to 20 x 5/4 + 1 = 26 I/Os. Path 0: 30 ms, 1k/s (30 in
+  // service): up to 38.
+  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  Complete(s, 0, 31, 10 * kMs, 1 * kMs, 30 * kMs);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  EXPECT_DOUBLE_EQ(s.rate(1), 10000);
+  EXPECT_EQ(s.cap(1), 26);
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(30 * kMs));
+  EXPECT_EQ(s.cap(0), 38);
+  // Below its cap the faster path takes the I/O, though it has more in
+  // flight than the slower one...
+  for (int k = 1; k < 25; ++k) s.OnSubmit(1, Read(), 50 * kMs);
+  ASSERT_EQ(s.inflight(1), 25);
+  EXPECT_EQ(s.Select(Read()), 1);
+  // ...and at its cap the next one does.
+  s.OnSubmit(1, Read(), 50 * kMs);
+  EXPECT_EQ(s.Select(Read()), 0);
+  // Every path at its cap: least in-flight.
+  for (int k = 1; k < 38; ++k) s.OnSubmit(0, Read(), 50 * kMs);
+  ASSERT_EQ(s.inflight(0), 38);
+  EXPECT_EQ(s.Select(Read()), 1);
+  // Completions of a path past its cap do not move its base: its own
+  // queue would hide it.
+  Complete(s, 1, 21, 60 * kMs, 100 * kUs, 9 * kMs);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  // A failed completion teaches nothing but frees its slot.
+  s.OnComplete(1, Read(), {.now_ns = 70 * kMs, .latency_ns = 1, .ok = false});
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  EXPECT_EQ(s.inflight(1), 25);
+}
+
+TEST(Pathwise, BaseFollowsAPathThatGotSlowerAfterItsWindows) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  Complete(s, 0, 5, 0, 1 * kMs, 2 * kMs);
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  s.Tick(1 * kSec);
+  // Lightly loaded but 30 ms from now on: the 2 ms stays the base for
+  // kBaseWindows ticks in all, then the lowest latency since is the base.
+  for (int t = 2; t <= PathwiseSelector::kBaseWindows + 1; ++t) {
+    Complete(s, 0, 1, (t - 1) * kSec + 10 * kMs, 1, 30 * kMs);
+    EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs)) << t;
+    s.Tick(t * kSec);
+  }
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(30 * kMs));
+}
+
+TEST(Pathwise, DrainsAPathWhoseRateFellPastItsCapAndProbesItsBase) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // Both paths: 2 ms, 10k completions/s, cap 26.
+  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  Complete(s, 0, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  ASSERT_EQ(s.cap(0), 26);
+  s.Tick(1 * kSec);
+  // Both past their cap from now on. Path 1 completes nothing (its rate
+  // stays); path 0 completes 4 I/Os a tick at 30 ms (its rate falls).
+  for (int k = 0; k < 30; ++k) {
+    s.OnSubmit(0, Read(), 1 * kSec);
+    s.OnSubmit(1, Read(), 1 * kSec);
+  }
+  for (int t = 2; t <= PathwiseSelector::kBaseWindows + 1; ++t) {
+    EXPECT_FALSE(s.draining(0)) << t;
+    Complete(s, 0, 4, (t - 1) * kSec + 100 * kMs, 250 * kMs, 30 * kMs);
+    s.Tick(t * kSec);
+  }
+  // kBaseWindows ticks without a completion below its cap: path 0, whose
+  // rate fell, is drained; path 1, whose rate did not, is not.
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_TRUE(s.draining(0));
+  EXPECT_FALSE(s.draining(1));
+  // No new I/O for it until it is empty...
+  EXPECT_EQ(s.Select(Read()), 1);
+  for (int k = 0; k < 30; ++k) {
+    s.OnComplete(0, Read(), {.now_ns = 12 * kSec, .latency_ns = 30 * kMs});
+    if (k < 29) EXPECT_EQ(s.Select(Read()), 1);
+  }
+  // ...then one probe, whose latency is its base.
+  EXPECT_EQ(s.Select(Read()), 0);
+  s.OnSubmit(0, Read(), 12 * kSec);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnComplete(0, Read(),
+               {.now_ns = 12 * kSec + 31 * kMs, .latency_ns = 31 * kMs});
+  EXPECT_FALSE(s.draining(0));
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(31 * kMs));
 }
 
 TEST(Pathwise, FailuresCountAsFailoversInTheWindow) {

@@ -1,0 +1,116 @@
+#include "datapath/ublk/control.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "datapath/ublk/params.h"
+
+namespace pathwise::datapath::ublk {
+namespace {
+
+absl::Status Errno(int err, const std::string& what) {
+  return absl::ErrnoToStatus(err, what);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ControlDevice>> ControlDevice::Open(
+    const std::string& path) {
+  std::unique_ptr<ControlDevice> c(new ControlDevice());
+  c->fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (c->fd_ < 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENXIO || err == ENODEV) {
+      return absl::FailedPreconditionError(kNoUblkMessage);
+    }
+    return Errno(err, absl::StrCat("cannot open ", path,
+                                   err == EACCES || err == EPERM
+                                       ? " (needs CAP_SYS_ADMIN)"
+                                       : ""));
+  }
+  const int r = io_uring_queue_init(4, &c->ring_, IORING_SETUP_SQE128);
+  if (r < 0) {
+    return Errno(-r, "io_uring with 128-byte SQEs (needs Linux >= 5.19)");
+  }
+  c->ring_ready_ = true;
+  // GET_FEATURES exists only in the ioctl-encoded form (6.5+); where it is
+  // refused, the legacy opcodes are the only ones the kernel knows.
+  uint64_t features = 0;
+  c->ioctl_encoded_ = true;
+  auto got =
+      c->Command(UBLK_U_CMD_GET_FEATURES, "GET_FEATURES", 0,
+                 reinterpret_cast<uintptr_t>(&features), UBLK_FEATURES_LEN, 0);
+  if (got.ok()) {
+    c->features_ = features;
+  } else {
+    c->ioctl_encoded_ = false;
+  }
+  return c;
+}
+
+ControlDevice::~ControlDevice() {
+  if (ring_ready_) io_uring_queue_exit(&ring_);
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::StatusOr<int> ControlDevice::Command(uint32_t legacy_nr, const char* what,
+                                           uint32_t dev_id, uint64_t addr,
+                                           uint16_t len, uint64_t data0) {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) return absl::InternalError("control ring full");
+  std::memset(sqe, 0, 2 * sizeof(*sqe));
+  sqe->opcode = IORING_OP_URING_CMD;
+  sqe->fd = fd_;
+  // GET_FEATURES is passed already encoded.
+  sqe->cmd_op =
+      legacy_nr > 0xff ? legacy_nr : ControlOpcode(legacy_nr, ioctl_encoded_);
+  auto* cmd = reinterpret_cast<ublksrv_ctrl_cmd*>(sqe->cmd);
+  cmd->dev_id = dev_id;
+  cmd->queue_id = static_cast<uint16_t>(-1);
+  cmd->addr = addr;
+  cmd->len = len;
+  cmd->data[0] = data0;
+  int r = io_uring_submit(&ring_);
+  if (r < 0) return Errno(-r, absl::StrCat("ublk ", what, ": submit"));
+  io_uring_cqe* cqe = nullptr;
+  do {
+    r = io_uring_wait_cqe(&ring_, &cqe);
+  } while (r == -EINTR);
+  if (r < 0) return Errno(-r, absl::StrCat("ublk ", what, ": wait"));
+  const int res = cqe->res;
+  io_uring_cqe_seen(&ring_, cqe);
+  if (res < 0) return Errno(-res, absl::StrCat("ublk ", what));
+  return res;
+}
+
+absl::Status ControlDevice::AddDev(ublksrv_ctrl_dev_info* info) {
+  return Command(UBLK_CMD_ADD_DEV, "ADD_DEV", info->dev_id,
+                 reinterpret_cast<uintptr_t>(info), sizeof(*info), 0)
+      .status();
+}
+
+absl::Status ControlDevice::SetParams(uint32_t dev_id, ublk_params* params) {
+  return Command(UBLK_CMD_SET_PARAMS, "SET_PARAMS", dev_id,
+                 reinterpret_cast<uintptr_t>(params), sizeof(*params), 0)
+      .status();
+}
+
+absl::Status ControlDevice::StartDev(uint32_t dev_id, int32_t server_pid) {
+  return Command(UBLK_CMD_START_DEV, "START_DEV", dev_id, 0, 0,
+                 static_cast<uint64_t>(server_pid))
+      .status();
+}
+
+absl::Status ControlDevice::StopDev(uint32_t dev_id) {
+  return Command(UBLK_CMD_STOP_DEV, "STOP_DEV", dev_id, 0, 0, 0).status();
+}
+
+absl::Status ControlDevice::DelDev(uint32_t dev_id) {
+  return Command(UBLK_CMD_DEL_DEV, "DEL_DEV", dev_id, 0, 0, 0).status();
+}
+
+}  // namespace pathwise::datapath::ublk

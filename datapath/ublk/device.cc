@@ -1,0 +1,137 @@
+#include "datapath/ublk/device.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <future>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace pathwise::datapath::ublk {
+
+Device::Device(const DeviceOptions& options, Backend& backend,
+               std::unique_ptr<ControlDevice> control)
+    : options_(options), backend_(backend), control_(std::move(control)) {}
+
+absl::StatusOr<std::unique_ptr<Device>> Device::Create(
+    const DeviceOptions& options, Backend& backend) {
+  if (absl::Status s = ValidateOptions(options, backend.geometry()); !s.ok()) {
+    return s;
+  }
+  auto control = ControlDevice::Open(options.control_path);
+  if (!control.ok()) return control.status();
+  std::unique_ptr<Device> d(new Device(options, backend, *std::move(control)));
+  if (absl::Status s = d->Start(); !s.ok()) {
+    // The destructor would too; here its error is secondary to s.
+    (void)d->Stop();
+    return s;
+  }
+  return d;
+}
+
+Device::~Device() { (void)Stop(); }
+
+std::string Device::block_path() const {
+  return absl::StrCat(options_.dev_dir, "/ublkb", info_.dev_id);
+}
+
+std::string Device::char_path() const {
+  return absl::StrCat(options_.dev_dir, "/ublkc", info_.dev_id);
+}
+
+absl::Status Device::Start() {
+  info_ = BuildDevInfo(options_);
+  if (absl::Status s = control_->AddDev(&info_); !s.ok()) return s;
+  added_ = true;
+  // The kernel may have cut the queue count (to the CPUs) and rounded the
+  // buffer size down to pages; everything below follows its answer.
+  ublk_params params = BuildParams(backend_.geometry(), info_.max_io_buf_bytes);
+  if (absl::Status s = control_->SetParams(info_.dev_id, &params); !s.ok()) {
+    return s;
+  }
+  // devtmpfs creates the node shortly after ADD_DEV.
+  const absl::Time until = absl::Now() + options_.char_dev_timeout;
+  const std::string path = char_path();
+  while ((char_fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC)) < 0) {
+    if (errno != ENOENT || absl::Now() >= until) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  if (absl::Status s = StartQueues(); !s.ok()) return s;
+  return control_->StartDev(info_.dev_id, getpid());
+}
+
+absl::Status Device::StartQueues() {
+  const Geometry geometry = backend_.geometry();
+  std::vector<std::future<absl::Status>> ready;
+  for (uint16_t q = 0; q < info_.nr_hw_queues; ++q) {
+    QueueConfig c;
+    c.char_fd = char_fd_;
+    c.queue_id = q;
+    c.depth = info_.queue_depth;
+    c.buffer_bytes = info_.max_io_buf_bytes;
+    c.ioctl_encoded = control_->ioctl_encoded();
+    c.geometry = geometry;
+    c.abort_grace = options_.abort_grace;
+    queues_.push_back(std::make_unique<Queue>(c, backend_));
+    auto promise = std::make_shared<std::promise<absl::Status>>();
+    ready.push_back(promise->get_future());
+    Queue* queue = queues_.back().get();
+    threads_.emplace_back([queue, promise] {
+      absl::Status s = queue->Setup();
+      const bool ok = s.ok();
+      promise->set_value(std::move(s));
+      if (ok) queue->Run();
+    });
+  }
+  absl::Status first;
+  for (auto& f : ready) first.Update(f.get());
+  return first;
+}
+
+absl::Status Device::Teardown() {
+  absl::Status first;
+  for (auto& q : queues_) q->RequestStop();
+  // Also for a device that never started: STOP_DEV aborts the FETCHes of
+  // queues that did set up, so their threads end.
+  first.Update(control_->StopDev(info_.dev_id));
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  // The queues' rings and mappings hold the char device open, and DEL_DEV
+  // waits for its last user.
+  for (const auto& q : queues_) final_counters_.push_back(q->counters());
+  queues_.clear();
+  if (char_fd_ >= 0) {
+    close(char_fd_);
+    char_fd_ = -1;
+  }
+  first.Update(control_->DelDev(info_.dev_id));
+  return first;
+}
+
+absl::Status Device::Stop() {
+  if (stopped_) return absl::OkStatus();
+  stopped_ = true;
+  if (!added_) return absl::OkStatus();
+  return Teardown();
+}
+
+QueueCounters Device::counters() const {
+  QueueCounters sum;
+  for (const QueueCounters& c : final_counters_) {
+    sum.requests += c.requests;
+    sum.completed += c.completed;
+    sum.failed += c.failed;
+    sum.rejected += c.rejected;
+    sum.abandoned += c.abandoned;
+    sum.stray_completions += c.stray_completions;
+    sum.command_errors += c.command_errors;
+  }
+  return sum;
+}
+
+}  // namespace pathwise::datapath::ublk
