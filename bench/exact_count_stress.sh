@@ -62,7 +62,7 @@ done
 start=$(date +%s)
 {
   echo "# exact-count BPF host tests under load: $(date -u +%FT%TZ)"
-  echo "# kernel $(uname -r), $(nproc) CPUs; load: $(nproc) busy loops," \
+  echo "# kernel $(uname -r), $(nproc) CPUs; load (nice 19): $(nproc) busy loops," \
     "fio randrw 4k QD16 on 2 other loop devices"
   echo "# RUNS=$RUNS per test, BUDGET_S=$BUDGET_S"
 } >"$work/report"
