@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
 #include "agent/cli.h"
+#include "tests/unit/usage_error.h"
 
 namespace pathwise::agent {
 namespace {
@@ -18,19 +19,11 @@ namespace {
 using Args = std::vector<std::string>;
 
 Options Parse(const Args& args) {
-  absl::StatusOr<Options> o = ParseArgs(args);
-  EXPECT_TRUE(o.ok()) << o.status();
-  return o.ok() ? *o : Options{};
+  return testing::ParsedOrDefault(ParseArgs(args));
 }
 
 std::string Error(const Args& args) {
-  absl::StatusOr<Options> o = ParseArgs(args);
-  EXPECT_FALSE(o.ok()) << "parsed";
-  if (o.ok()) return "";
-  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
-  const std::string message(o.status().message());
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  return message;
+  return testing::UsageError(ParseArgs(args));
 }
 
 TEST(CliActuateTest, Defaults) {

@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "agent/cli.h"
 #include "lab/sim.h"
+#include "tests/unit/usage_error.h"
 
 namespace pathwise::agent {
 namespace {
@@ -18,20 +19,12 @@ namespace {
 using Args = std::vector<std::string>;
 
 Options Parse(const Args& args) {
-  absl::StatusOr<Options> o = ParseArgs(args);
-  EXPECT_TRUE(o.ok()) << o.status();
-  return o.ok() ? *o : Options{};
+  return testing::ParsedOrDefault(ParseArgs(args));
 }
 
 // The usage error of `args`; fails the test if they parse.
 std::string Error(const Args& args) {
-  absl::StatusOr<Options> o = ParseArgs(args);
-  EXPECT_FALSE(o.ok()) << "parsed";
-  if (o.ok()) return "";
-  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
-  const std::string message(o.status().message());
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  return message;
+  return testing::UsageError(ParseArgs(args));
 }
 
 TEST(CliParseTest, ServeIsTheDefaultWithTheFlagDefaults) {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "lab/lab_cli.h"
 #include "lab/sim.h"
+#include "tests/unit/usage_error.h"
 
 namespace pathwise::lab {
 namespace {
@@ -18,13 +19,7 @@ namespace {
 using Args = std::vector<std::string>;
 
 std::string Error(const Args& args) {
-  absl::StatusOr<LabOptions> o = ParseLabArgs(args);
-  EXPECT_FALSE(o.ok()) << "parsed";
-  if (o.ok()) return "";
-  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
-  const std::string message(o.status().message());
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  return message;
+  return testing::UsageError(ParseLabArgs(args));
 }
 
 TEST(LabCliParseTest, Defaults) {
