@@ -18,6 +18,7 @@
 #include "exporters/topology_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/collectors/sys_fixture.h"
 
 namespace pathwise {
 namespace {
@@ -29,44 +30,16 @@ using ::testing::SizeIs;
 
 const exporters::BuildInfo kBuild{"0.0.0-test", "diag"};
 
-std::string FixtureDir(const std::string& name) {
-  return std::string(PATHWISE_SYSFS_FIXTURES) + "/" + name + "/sys";
-}
+using testing::FixtureDir;
 
-class DiagCountersTest : public ::testing::Test {
+class DiagCountersTest : public testing::SysFixtureTest {
  protected:
-  static void SetUpTestSuite() {
-    static absl::Status ns = collectors::EnterPrivateMountNamespace();
-    ns_status_ = ns;
-  }
-  void SetUp() override {
-    ASSERT_TRUE(ns_status_.ok())
-        << "these tests need root to bind fixtures over /sys: " << ns_status_;
-  }
-  void TearDown() override {
-    for (; bound_ > 0; --bound_) EXPECT_TRUE(collectors::UnbindSys().ok());
-    if (!tmp_.empty()) fs::remove_all(tmp_);
-  }
-
   // One topology scan of `root`, presented at /sys as the agent does with
   // --sysfs_root.
   absl::Status Scan(const std::string& root, model::Topology& topo) {
-    absl::Status s = collectors::BindOverSys(root);
-    EXPECT_TRUE(s.ok()) << s;
-    if (s.ok()) ++bound_;
+    BindOverSys(root);
     collectors::NvmeTopologyCollector c{collectors::SysfsReader(root)};
     return c.Read(topo);
-  }
-
-  // A writable copy of a fixture (symlinks preserved).
-  std::string CopyOf(const std::string& name) {
-    char tmpl[] = "/tmp/pathwise-diag-XXXXXX";
-    EXPECT_NE(mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
-    const std::string dst = tmp_ + "/sys";
-    fs::copy(FixtureDir(name), dst,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return dst;
   }
 
   // Writes `value` to <device dir>/diag/<attr>; `dev` is relative to the
@@ -99,12 +72,7 @@ class DiagCountersTest : public ::testing::Test {
         "9223372036854775807");  // the largest value the model holds
     return root;
   }
-
-  static absl::Status ns_status_;
-  int bound_ = 0;
-  std::string tmp_;
 };
-absl::Status DiagCountersTest::ns_status_;
 
 std::string Exposition(const model::Topology& topo) {
   model::Snapshot s;

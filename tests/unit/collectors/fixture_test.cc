@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scoring/stage.h"
+#include "tests/unit/collectors/sys_fixture.h"
 #include "tests/unit/golden.h"
 #include "tests/unit/log_capture.h"
 
@@ -34,9 +35,7 @@ using ::testing::SizeIs;
 
 const exporters::BuildInfo kBuild{"0.0.0-test", "golden"};
 
-std::string FixtureDir(const std::string& name) {
-  return std::string(PATHWISE_SYSFS_FIXTURES) + "/" + name + "/sys";
-}
+using testing::FixtureDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -45,29 +44,12 @@ std::string ReadFile(const std::string& path) {
   return s;
 }
 
-class SysfsFixtureTest : public ::testing::Test {
+class SysfsFixtureTest : public testing::SysFixtureTest {
  protected:
-  static void SetUpTestSuite() {
-    static absl::Status ns = collectors::EnterPrivateMountNamespace();
-    ns_status_ = ns;
-  }
-
-  void SetUp() override {
-    ASSERT_TRUE(ns_status_.ok())
-        << "these tests need root to bind fixtures over /sys: " << ns_status_;
-  }
-
-  void TearDown() override {
-    for (; bound_ > 0; --bound_) EXPECT_TRUE(collectors::UnbindSys().ok());
-    if (!tmp_.empty()) fs::remove_all(tmp_);
-  }
-
   // Presents `root` at /sys (for libnvme) and returns a pipeline whose
   // SysfsReader reads `root`, as the agent does with --sysfs_root.
   std::unique_ptr<agent::Pipeline> Use(const std::string& root) {
-    absl::Status s = collectors::BindOverSys(root);
-    EXPECT_TRUE(s.ok()) << s;
-    if (s.ok()) ++bound_;
+    BindOverSys(root);
     auto pipeline = std::make_unique<agent::Pipeline>();
     pipeline->SetTopologySource(
         std::make_unique<collectors::NvmeTopologyCollector>(
@@ -85,27 +67,11 @@ class SysfsFixtureTest : public ::testing::Test {
     return s;
   }
 
-  // A writable copy of a fixture (symlinks preserved) to break things in.
-  std::string CopyOf(const std::string& name) {
-    char tmpl[] = "/tmp/pathwise-fixture-XXXXXX";
-    EXPECT_NE(mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
-    const std::string dst = tmp_ + "/sys";
-    fs::copy(FixtureDir(name), dst,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return dst;
-  }
-
   // Path of a path's/controller's attribute inside a fixture copy.
   static std::string Attr(const std::string& root, const std::string& rel) {
     return root + "/" + rel;
   }
-
-  static absl::Status ns_status_;
-  int bound_ = 0;
-  std::string tmp_;
 };
-absl::Status SysfsFixtureTest::ns_status_;
 
 const model::CollectorResult& Result(const model::Snapshot& s,
                                      const std::string& name) {
