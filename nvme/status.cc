@@ -1,5 +1,7 @@
 #include "nvme/status.h"
 
+#include <cerrno>
+
 namespace pathwise::nvme {
 
 model::NvmeStatusClass StatusClass(uint16_t status) {
@@ -35,6 +37,116 @@ PassthruResult DecodePassthruResult(int32_t res) {
                  : PassthruResult::Kind::kNvmeStatus;
   }
   return r;
+}
+
+bool IsAnaStatus(uint16_t status) {
+  switch (status & kStatusSctScMask) {
+    case kScAnaPersistentLoss:
+    case kScAnaInaccessible:
+    case kScAnaTransition:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// An errno in a passthru completion (or from its submission).
+RetryClass ClassifyErrno(int err) {
+  switch (err) {
+    // Host resources were short (no free tag with a non-blocking issue,
+    // BLK_STS_RESOURCE as ENOMEM): nothing is wrong with the path.
+    case EAGAIN:
+    case EBUSY:
+    case ENOMEM:
+      return RetryClass::kRetrySamePath;
+    // The command itself is wrong, or not allowed: every path's char
+    // device answers it the same way (a bad length or buffer, no
+    // passthru for this command, no CAP_SYS_ADMIN).
+    case EINVAL:
+    case EFAULT:
+    case EOPNOTSUPP:
+    case ENOTTY:
+    case EPERM:
+    case EACCES:
+    case EMSGSIZE:
+    case E2BIG:
+    case ENOSYS:
+      return RetryClass::kFatal;
+    // Everything else did not reach the namespace through this path:
+    // EINTR is a command the kernel cancelled (NVME_REQ_CANCELLED: the
+    // controller was reset, its timeout fired, or it is being deleted);
+    // a block-layer error without an NVMe status arrives through
+    // blk_status_to_errno() (BLK_STS_TRANSPORT as ENOLINK, BLK_STS_OFFLINE
+    // as ENODEV, BLK_STS_TIMEOUT as ETIMEDOUT, BLK_STS_IOERR as EIO);
+    // ENXIO/EBADF are a char device that went away with its controller. Like blk_path_error()
+    // (which treats anything it does not know as a possible path
+    // failure), an unknown errno fails over too: sending it elsewhere is
+    // safe, failing the I/O while another path works is not.
+    default:
+      return RetryClass::kFailoverPath;
+  }
+}
+
+}  // namespace
+
+RetryClass ClassifyForRetry(const PassthruResult& r) {
+  switch (r.kind) {
+    case PassthruResult::Kind::kSuccess:
+      return RetryClass::kNone;
+    case PassthruResult::Kind::kErrno:
+      return ClassifyErrno(r.error);
+    case PassthruResult::Kind::kNvmeStatus:
+      break;
+  }
+  // DNR first, as nvme_decide_disposition() checks it before anything
+  // else: the controller says the command fails wherever it is sent in the
+  // subsystem, so neither a retry nor another path helps, path related
+  // status included. (An ANA status with DNR still dates the ANA log:
+  // IsAnaStatus.)
+  if (r.status & kStatusDnr) return RetryClass::kFatal;
+  // Path related status (SCT 3, the kernel's nvme_is_path_error()): the
+  // command did not reach the namespace through this controller, so it
+  // goes to another path (the kernel's FAILOVER).
+  if (r.status_class == model::NvmeStatusClass::kPath) {
+    // An ANA status says the controller is alive but its ANA state for the
+    // namespace is inaccessible, lost or changing: nvme_failover_req()
+    // re-reads the ANA log page and fails over; the path is not broken,
+    // its state is stale.
+    if (IsAnaStatus(r.status)) return RetryClass::kFailoverAnaChanged;
+    // Internal (300h), controller (360h) and host (370h, which the kernel
+    // itself completes passthru commands with while the controller is not
+    // live) pathing errors, and commands the host aborted (371h).
+    return RetryClass::kFailoverPath;
+  }
+  // Authentication required (SCT 1, 91h): the kernel re-authenticates this
+  // controller before retrying (AUTHENTICATE); a passthru command gets the
+  // status instead, and another path can serve the I/O meanwhile.
+  if ((r.status & kStatusSctScMask) == kScAuthRequired) {
+    return RetryClass::kFailoverPath;
+  }
+  // Every other status without DNR (generic, command specific, media,
+  // vendor): the kernel's RETRY, the same command again on the same path
+  // after the CRD delay, up to its retry limit. Native multipath does not
+  // fail these over: the controller answered, so the path works.
+  return RetryClass::kRetrySamePath;
+}
+
+const char* RetryClassName(RetryClass c) {
+  switch (c) {
+    case RetryClass::kNone:
+      return "none";
+    case RetryClass::kRetrySamePath:
+      return "retry_same_path";
+    case RetryClass::kFailoverAnaChanged:
+      return "failover_ana";
+    case RetryClass::kFailoverPath:
+      return "failover_path";
+    case RetryClass::kFatal:
+      return "fatal";
+  }
+  return "unknown";
 }
 
 }  // namespace pathwise::nvme

@@ -28,6 +28,57 @@ struct PassthruResult {
 };
 PassthruResult DecodePassthruResult(int32_t res);
 
+// Bits of the status field above SCT (the kernel's NVME_STATUS_*).
+inline constexpr uint16_t kStatusCrdMask = 0x1800;  // Command Retry Delay
+inline constexpr uint16_t kStatusMore = 0x2000;
+inline constexpr uint16_t kStatusDnr = 0x4000;  // Do Not Retry
+// SCT and SC together (the kernel's NVME_SCT_SC_MASK).
+inline constexpr uint16_t kStatusSctScMask = 0x07ff;
+// Path related status (SCT 3) values.
+inline constexpr uint16_t kScInternalPathError = 0x300;
+inline constexpr uint16_t kScAnaPersistentLoss = 0x301;
+inline constexpr uint16_t kScAnaInaccessible = 0x302;
+inline constexpr uint16_t kScAnaTransition = 0x303;
+inline constexpr uint16_t kScControllerPathError = 0x360;
+inline constexpr uint16_t kScHostPathError = 0x370;
+inline constexpr uint16_t kScHostAbortedCommand = 0x371;
+inline constexpr uint16_t kScAuthRequired = 0x191;  // SCT 1
+
+// Whether `status` is one of the ANA statuses (the kernel's
+// nvme_is_ana_error()): the controller is alive but, per its ANA log, not
+// serving the namespace now. DNR does not change that; the page is worth
+// re-reading either way.
+bool IsAnaStatus(uint16_t status);
+
+// Which of the Identify Controller's Command Retry Delay times (CRDT1..3,
+// 100 ms units) the controller asks for before a retry: 0 for none.
+inline int RetryDelayIndex(uint16_t status) {
+  return (status & kStatusCrdMask) >> 11;
+}
+
+// What a multipath datapath does with a completed passthru command, the
+// decision the kernel's nvme_decide_disposition() and nvme_failover_req()
+// make for native multipath. ClassifyForRetry says why each result lands
+// where it does.
+enum class RetryClass : uint8_t {
+  kNone,  // success: complete the I/O
+  // Send it again on the same path (after the CRD delay, if any), within
+  // the datapath's retry bound; the path stays usable.
+  kRetrySamePath,
+  // An ANA status: send it on another usable path and re-read this
+  // controller's ANA log page, whose states are out of date.
+  kFailoverAnaChanged,
+  // The path failed (path related status or transport error): send it on
+  // another usable path, mark this one failed until a probe answers.
+  kFailoverPath,
+  // Complete the I/O with the error: any path would give the same answer.
+  kFatal,
+};
+RetryClass ClassifyForRetry(const PassthruResult& r);
+// Its name, for logs: none, retry_same_path, failover_ana, failover_path,
+// fatal.
+const char* RetryClassName(RetryClass c);
+
 }  // namespace pathwise::nvme
 
 #endif  // PATHWISE_NVME_STATUS_H_

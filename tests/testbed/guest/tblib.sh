@@ -244,6 +244,13 @@ tb_path_up() { # i
   ip link set "tbh$1" up
 }
 
+# _tb_ana_log_says CTRL STATE: some group in CTRL's ANA log page (nvme-cli,
+# whose JSON keys differ between versions) is in STATE.
+_tb_ana_log_says() {
+  nvme ana-log "/dev/$1" -o json 2>/dev/null |
+    jq -e --arg s "$2" '[.. | objects | select(has("grpid")) | (.state // .State)] | index($s) != null' >/dev/null
+}
+
 tb_path_ana() { # i optimized|non-optimized|inaccessible
   _tb_need_tcp tb_path_ana && _tb_check_index "$1" || return 1
   case $2 in
@@ -252,8 +259,15 @@ tb_path_ana() { # i optimized|non-optimized|inaccessible
   esac
   echo "$2" >"$TB_CFS/ports/$(($1 + 1))/ana_groups/1/ana_state" || return 1
   tb_refresh
-  local p=${TB_PATHS[$1]}
+  local p=${TB_PATHS[$1]} c=${TB_CTRLS[$1]}
   [[ -n $p ]] || return 0 # disconnected: the target side is set, nothing to wait for
+  if [[ $TB_MULTIPATH == off ]]; then
+    # The host reads no ANA log without multipath (no ana_state in sysfs):
+    # wait until the controller's own ANA log page, read by nvme-cli, says it.
+    tb_wait 15 _tb_ana_log_says "$c" "$2" ||
+      tb_die "path $1 ($c) did not report ANA state $2 in its ANA log page"
+    return
+  fi
   tb_wait 15 eval "[[ \$(cat /sys/block/$p/ana_state 2>/dev/null) == $2 ]]" ||
     tb_die "path $1 ($p) did not report ana_state $2 (now: $(cat "/sys/block/$p/ana_state" 2>&1))"
 }
