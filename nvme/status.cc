@@ -26,7 +26,9 @@ PassthruResult DecodePassthruResult(int32_t res) {
   PassthruResult r;
   if (res < 0) {
     r.kind = PassthruResult::Kind::kErrno;
-    r.error = -res;
+    // Negated in 64 bits: -INT32_MIN does not fit (no kernel returns it,
+    // but a result is outside input all the same).
+    r.error = static_cast<int>(-int64_t{res});
   } else if (res > 0) {
     r.status = static_cast<uint16_t>(res);
     r.status_class = StatusClass(r.status);
@@ -80,9 +82,9 @@ RetryClass ClassifyErrno(int err) {
     // a block-layer error without an NVMe status arrives through
     // blk_status_to_errno() (BLK_STS_TRANSPORT as ENOLINK, BLK_STS_OFFLINE
     // as ENODEV, BLK_STS_TIMEOUT as ETIMEDOUT, BLK_STS_IOERR as EIO);
-    // ENXIO/EBADF are a char device that went away with its controller. Like blk_path_error()
-    // (which treats anything it does not know as a possible path
-    // failure), an unknown errno fails over too: sending it elsewhere is
+    // ENXIO/EBADF are a char device that went away with its controller. Like
+    // blk_path_error() (which treats anything it does not know as a possible
+    // path failure), an unknown errno fails over too: sending it elsewhere is
     // safe, failing the I/O while another path works is not.
     default:
       return RetryClass::kFailoverPath;

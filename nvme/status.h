@@ -63,10 +63,13 @@ inline int RetryDelayIndex(uint16_t status) {
 enum class RetryClass : uint8_t {
   kNone,  // success: complete the I/O
   // Send it again on the same path (after the CRD delay, if any), within
-  // the datapath's retry bound; the path stays usable.
+  // the datapath's retry bound (the kernel's is nvme_max_retries, 5); the
+  // path stays usable.
   kRetrySamePath,
   // An ANA status: send it on another usable path and re-read this
-  // controller's ANA log page, whose states are out of date.
+  // controller's ANA log page, whose states are out of date. The path is
+  // not broken: it is as usable as the page read next says (for this
+  // namespace, not until then).
   kFailoverAnaChanged,
   // The path failed (path related status or transport error): send it on
   // another usable path, mark this one failed until a probe answers.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdint>
 
 #include "nvme/status.h"
 
@@ -91,6 +92,15 @@ TEST(RetryClassTest, Errnos) {
         ECANCELED, EHOSTUNREACH, ENOTCONN, EPIPE, EREMOTEIO}) {
     EXPECT_EQ(Of(-e), R::kFailoverPath) << e;
   }
+}
+
+TEST(RetryClassTest, TheMostNegativeResultIsAnErrno) {
+  // No errno the kernel has; it must decode without overflow (UBSan) and
+  // fail over like any unknown errno.
+  const PassthruResult r = DecodePassthruResult(INT32_MIN);
+  EXPECT_EQ(r.kind, PassthruResult::Kind::kErrno);
+  EXPECT_EQ(ClassifyForRetry(r), R::kFailoverPath);
+  EXPECT_EQ(Of(INT32_MAX), R::kFatal);  // status 0xffff: DNR set
 }
 
 TEST(RetryClassTest, CommandRetryDelayIndex) {
