@@ -1,5 +1,6 @@
 #include "control/probe_scheduler.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -67,6 +68,10 @@ void ProbeScheduler::SetControllers(const std::vector<std::string>& names,
 void ProbeScheduler::CloseHandle(Controller& c) {
   if (c.handle >= 0) device_.Close(c.handle);
   c.handle = -1;
+  // The device opened next may be another one: ask it about ANA afresh,
+  // and read its page at its first successful probe.
+  c.ana_unsupported = false;
+  c.probes_until_ana = 0;
 }
 
 absl::Time ProbeScheduler::Step(absl::Time now) {
@@ -204,6 +209,96 @@ void ProbeScheduler::Succeed(const std::string& name, Controller& c) {
     spdlog::info("probe {} recovered", name);
     c.last_problem.clear();
   }
+  MaybeReadAna(name, c);
+}
+
+void ProbeScheduler::SetAnaWanted(const std::vector<std::string>& names) {
+  for (auto& [name, c] : controllers_) {
+    const bool wanted =
+        options_.ana_every > 0 &&
+        std::find(names.begin(), names.end(), name) != names.end();
+    if (wanted == c.ana_wanted) continue;
+    c.ana_wanted = wanted;
+    c.probes_until_ana = 0;  // at the next successful probe
+    // An outstanding read completes into nothing (CompleteAna checks).
+    if (!wanted) {
+      c.ana.reset();
+      c.ana_tag.reset();
+      c.ana_unsupported = false;
+    }
+  }
+}
+
+// After a successful probe: the probe's Identify data is what sizes the
+// page, and a controller that answers it answers this too. One read per
+// controller at a time; one that never completes stops further reads of
+// that controller until the kernel completes or cancels it.
+void ProbeScheduler::MaybeReadAna(const std::string& name, Controller& c) {
+  if (!c.ana_wanted || c.ana_unsupported || c.ana_tag || c.handle < 0) return;
+  if (c.probes_until_ana-- > 0) return;
+  c.probes_until_ana = options_.ana_every - 1;
+  const uint64_t tag = next_tag_++;
+  const int rc = device_.SendAnaLog(c.handle, tag);
+  if (rc == -EOPNOTSUPP) {
+    spdlog::info(
+        "probe {}: the controller does not report ANA; no ANA log page "
+        "reads",
+        name);
+    c.ana_unsupported = true;
+    c.ana.reset();
+    return;
+  }
+  if (rc < 0) {
+    AnaFailed(name, c, absl::StrCat("submit: ", ErrnoText(-rc)));
+    return;
+  }
+  c.ana_tag = tag;
+  ana_inflight_[tag] = name;
+}
+
+void ProbeScheduler::AnaFailed(const std::string& name, Controller& c,
+                               std::string why) {
+  if (!c.ana) c.ana.emplace();
+  if (why != c.ana->error) {
+    spdlog::warn("probe {}: ANA log page: {}", name, why);
+  }
+  c.ana->error = std::move(why);
+}
+
+void ProbeScheduler::CompleteAna(uint64_t tag,
+                                 const absl::StatusOr<nvme::AnaLog>& log,
+                                 absl::Time now) {
+  auto in = ana_inflight_.find(tag);
+  if (in == ana_inflight_.end()) return;
+  const std::string name = std::move(in->second);
+  ana_inflight_.erase(in);
+  auto it = controllers_.find(name);
+  if (it == controllers_.end() || it->second.ana_tag != tag) return;
+  Controller& c = it->second;
+  c.ana_tag.reset();
+  if (!log.ok()) {
+    AnaFailed(name, c, std::string(log.status().message()));
+    return;
+  }
+  model::ControllerAnaLog out;
+  out.change_count = log->change_count;
+  out.read_at = now;
+  for (const nvme::AnaGroup& g : log->groups) {
+    out.groups.push_back({.id = g.id, .state = g.state, .nsids = g.nsids});
+  }
+  if (c.ana && !c.ana->error.empty()) {
+    spdlog::info("probe {}: ANA log page read again", name);
+  }
+  c.ana = std::move(out);
+}
+
+std::map<std::string, model::ControllerAnaLog, std::less<>>
+ProbeScheduler::AnaLogs() const {
+  std::map<std::string, model::ControllerAnaLog, std::less<>> out;
+  for (const auto& [name, c] : controllers_) {
+    if (c.ana_wanted && c.ana) out.emplace(name, *c.ana);
+  }
+  return out;
 }
 
 std::map<std::string, model::ControllerProbeStats, std::less<>>

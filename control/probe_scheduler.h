@@ -10,19 +10,25 @@
 // failure) and blocks that controller's next probe until the kernel
 // completes or cancels it (the kernel's admin timeout, or the controller's
 // deletion). Until then the controller counts as unreachable.
+//
+// It also schedules ANA log page reads of the controllers that want them
+// (SetAnaWanted), one outstanding per controller, after successful probes.
 #ifndef PATHWISE_CONTROL_PROBE_SCHEDULER_H_
 #define PATHWISE_CONTROL_PROBE_SCHEDULER_H_
 
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "model/topology.h"
 #include "model/types.h"
+#include "nvme/ana_log.h"
 
 namespace pathwise::control {
 
@@ -33,6 +39,10 @@ struct ProberOptions {
   absl::Duration timeout = absl::Seconds(2);
   // Where the controllers' char devices are (dev_dir/nvmeX).
   std::string dev_dir = "/dev";
+  // The ANA log page of a controller that wants it (SetAnaWanted) is read
+  // after its first successful probe and then after every ana_every-th
+  // (0: never).
+  int ana_every = 10;
 };
 
 // The system side of probing: opening controller char devices and sending
@@ -50,6 +60,12 @@ class ProbeDevice {
   // Sends one probe on `handle`, whose completion will carry `tag`: 0, or
   // -errno when nothing was sent.
   virtual int Send(int handle, uint64_t tag) = 0;
+  // Sends a read of the ANA log page on `handle` (after a successful probe
+  // of it, whose Identify data sizes the page), as Send does.
+  // -EOPNOTSUPP: the controller does not report ANA.
+  virtual int SendAnaLog(int /*handle*/, uint64_t /*tag*/) {
+    return -EOPNOTSUPP;
+  }
 };
 
 // The failure an errno stands for: kUnavailable when pathwise could not
@@ -76,6 +92,16 @@ class ProbeScheduler {
   // (nvme::DecodePassthruResult).
   void Complete(uint64_t tag, int32_t res, absl::Time now);
 
+  // The controllers whose ANA log page to read (those whose namespaces
+  // have no ANA state in sysfs); the others' reads stop and are forgotten.
+  void SetAnaWanted(const std::vector<std::string>& names);
+  // A completion of the ANA log read `tag`: the page, or why there is none.
+  void CompleteAna(uint64_t tag, const absl::StatusOr<nvme::AnaLog>& log,
+                   absl::Time now);
+  // The last ANA log read of every controller that wants one and reports
+  // ANA, by controller name.
+  std::map<std::string, model::ControllerAnaLog, std::less<>> AnaLogs() const;
+
   // Every controller's statistics at `now`, by controller name.
   std::map<std::string, model::ControllerProbeStats, std::less<>> Stats(
       absl::Time now) const;
@@ -93,6 +119,12 @@ class ProbeScheduler {
     absl::Time next = absl::InfinitePast();
     model::ControllerProbeStats stats;
     std::string last_problem;  // logged when it changes
+    // ANA log page reads (SetAnaWanted).
+    bool ana_wanted = false;
+    bool ana_unsupported = false;     // the controller does not report ANA
+    std::optional<uint64_t> ana_tag;  // the outstanding read
+    int probes_until_ana = 0;         // successful probes until the next read
+    std::optional<model::ControllerAnaLog> ana;
   };
 
   void Probe(const std::string& name, Controller& c, absl::Time now);
@@ -100,12 +132,15 @@ class ProbeScheduler {
             const std::string& why);
   void Succeed(const std::string& name, Controller& c);
   void CloseHandle(Controller& c);
+  void MaybeReadAna(const std::string& name, Controller& c);
+  void AnaFailed(const std::string& name, Controller& c, std::string why);
 
   ProberOptions options_;
   ProbeDevice& device_;
   std::map<std::string, Controller, std::less<>> controllers_;
-  // Outstanding probes: tag -> controller name.
+  // Outstanding probes and ANA reads: tag -> controller name.
   std::map<uint64_t, std::string> inflight_;
+  std::map<uint64_t, std::string> ana_inflight_;
   uint64_t next_tag_ = 1;
 };
 

@@ -14,11 +14,18 @@
 // I/O (docs/scoring.md) and the exporters publish as
 // pathwise_controller_probe_latency_seconds and
 // pathwise_controller_probe_failures_total.
+//
+// Where sysfs has no ANA state for a controller's namespaces (AnaWanted),
+// the prober also reads the controller's ANA log page on the same ring,
+// after its first successful probe and then every
+// ProberOptions::ana_every-th; the result is model::IoReading::
+// controller_ana, the snapshot's only ANA source for those controllers.
 #ifndef PATHWISE_CONTROL_PROBER_H_
 #define PATHWISE_CONTROL_PROBER_H_
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -36,6 +43,9 @@ class ProbeRing : public ProbeDevice {
   struct Done {
     uint64_t tag = 0;
     int32_t res = 0;
+    // Set for an ANA log page read (ProbeDevice::SendAnaLog): the parsed
+    // page, or why there is none (the command's error included).
+    std::optional<absl::StatusOr<nvme::AnaLog>> ana;
   };
   // Waits up to `timeout` (or until Wake) and returns the completions of
   // probes that arrived. An error means the ring itself failed.
@@ -45,9 +55,16 @@ class ProbeRing : public ProbeDevice {
 };
 
 // The real ProbeRing: /dev/nvmeX opened read-only, Identify Controller over
-// an io_uring with SQE128/CQE32. Fails where io_uring is unavailable.
+// an io_uring with SQE128/CQE32, and the ANA log page (Get Log Page, which
+// needs CAP_SYS_ADMIN) sized from the controller's last Identify data.
+// Fails where io_uring is unavailable.
 absl::StatusOr<std::unique_ptr<ProbeRing>> MakeUringProbeRing(
     const ProberOptions& options);
+
+// The controllers whose ANA log page the prober reads: those with no path
+// whose ANA state sysfs reported (with nvme_core.multipath=N there are no
+// path devices at all, and the kernel keeps no ANA state).
+std::vector<std::string> AnaWanted(const model::Topology& topology);
 
 class Prober : public collectors::IoSource {
  public:
@@ -58,8 +75,9 @@ class Prober : public collectors::IoSource {
 
   absl::string_view name() const override { return "probe"; }
   // Hands the topology's controllers to the prober and copies every
-  // controller's statistics into io.controller_probe. Never waits for a
-  // probe.
+  // controller's statistics into io.controller_probe, and the ANA log page
+  // of those whose namespaces have no ANA state in sysfs into
+  // io.controller_ana. Never waits for a probe.
   absl::Status Read(const model::Topology& topology,
                     model::IoReading& io) override;
 

@@ -153,6 +153,31 @@ json ProbesJson(const std::map<std::string, model::ControllerProbeStats,
   return out;
 }
 
+// The prober's ANA log page reads by controller (model::IoReading::
+// controller_ana): the groups of the last successful read, when it was, and
+// why the last read failed ("" when it did not).
+json AnaLogsJson(
+    const std::map<std::string, model::ControllerAnaLog, std::less<>>& logs) {
+  json out = json::object();
+  for (const auto& [name, log] : logs) {
+    json groups = json::array();
+    for (const model::ControllerAnaGroup& g : log.groups) {
+      groups.push_back({{"id", g.id},
+                        {"state", std::string(AnaStateLabel(g.state))},
+                        {"nsids", g.nsids}});
+    }
+    out[name] = {
+        {"change_count", log.change_count},
+        {"groups", groups},
+        {"read_at", log.read_at == absl::InfinitePast()
+                        ? json(nullptr)
+                        : json(absl::FormatTime(absl::RFC3339_full, log.read_at,
+                                                absl::UTCTimeZone()))},
+        {"error", log.error}};
+  }
+  return out;
+}
+
 json Optional(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
@@ -322,6 +347,11 @@ json SnapshotToJson(const model::Snapshot& snap) {
   j["nvme"] = NvmeJson(snap.path_nvme);
   j["sampler"] = SamplerJson(snap.sampler);
   j["probes"] = ProbesJson(snap.controller_probe);
+  // Only where the prober read one (sysfs had no ANA state), so that the
+  // snapshot is unchanged elsewhere.
+  if (!snap.controller_ana.empty()) {
+    j["ana_logs"] = AnaLogsJson(snap.controller_ana);
+  }
   j["scoring"] = ScoringJson(snap.topology, snap.scoring);
   return j;
 }

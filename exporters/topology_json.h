@@ -40,8 +40,9 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
 // the last above every bound), "nvme" (by path: errors_by_class, retries,
 // failovers), "sampler" ({dropped, programs} or null), "probes" (by
 // controller: latency_seconds as above, failures by reason, unreachable;
-// {} with probes off) and "scoring" ({paths, heads, iopolicy_recommended}
-// or null).
+// {} with probes off), "ana_logs" only where the prober read ANA log pages
+// (by controller: change_count, groups [{id, state, nsids}], read_at, error)
+// and "scoring" ({paths, heads, iopolicy_recommended} or null).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 // `j` as the JSON routes and commands print it: indented by `indent`

@@ -255,6 +255,26 @@ struct ControllerProbeStats {
                          const ControllerProbeStats&) = default;
 };
 
+// A controller's ANA log page as the prober read it (control/prober.h):
+// only for controllers whose namespaces have no ANA state in sysfs (with
+// nvme_core.multipath=N the kernel reads no ANA log and publishes none), so
+// that this, not the kernel, is the source of their states.
+struct ControllerAnaGroup {
+  uint32_t id = 0;  // ANAGRPID
+  AnaState state = AnaState::kUnknown;
+  std::vector<uint32_t> nsids;
+  friend bool operator==(const ControllerAnaGroup&,
+                         const ControllerAnaGroup&) = default;
+};
+struct ControllerAnaLog {
+  uint64_t change_count = 0;
+  std::vector<ControllerAnaGroup> groups;     // of the last successful read
+  absl::Time read_at = absl::InfinitePast();  // of the last successful read
+  std::string error;  // why the last read failed; "" when it succeeded
+  friend bool operator==(const ControllerAnaLog&,
+                         const ControllerAnaLog&) = default;
+};
+
 // The I/O part of a snapshot: what the pipeline's I/O sources produce
 // (collectors::IoSource), handed on to scoring and published as part of the
 // Snapshot.
@@ -271,6 +291,9 @@ struct IoReading {
   std::optional<SamplerStats> sampler;
   // Controller probes, keyed by controller name; empty when probes are off.
   std::map<std::string, ControllerProbeStats, std::less<>> controller_probe;
+  // The prober's ANA log page reads, keyed by controller name; only
+  // controllers without ANA state in sysfs that report ANA.
+  std::map<std::string, ControllerAnaLog, std::less<>> controller_ana;
 };
 
 struct Snapshot : IoReading {

@@ -2,9 +2,14 @@
 # admin passthru, printed by pathwise_ana_tool) against nvme-cli's read of
 # the same page, with multipath off, where the kernel keeps no ANA state;
 # then path 0's port goes inaccessible and both reads must say so for
-# controller 0 only. Usage: ana_log.sh PATHWISE_ANA_TOOL
+# controller 0 only. With PATHWISE, the agent (pathwise serve, probes every
+# 500 ms, so an ANA log read every 5 s) must show the same in its
+# snapshot's ana_logs, before and after.
+# Usage: ana_log.sh PATHWISE_ANA_TOOL [PATHWISE]
 . "$TB_SCRIPT_DIR/assert.sh"
-tool=${1:?usage: ana_log.sh PATHWISE_ANA_TOOL}
+tool=${1:?usage: ana_log.sh PATHWISE_ANA_TOOL [PATHWISE]}
+pw=${2:-}
+url=http://127.0.0.1:9877
 n=${TB_TOPOLOGY##*:}
 expect_eq multipath-param "$(cat /sys/module/nvme_core/parameters/multipath)" N
 # The premise: no ana_state in sysfs for the per-controller namespaces.
@@ -48,9 +53,35 @@ state_of() {
     jq -r --argjson n "$nsid" '.groups[] | select(.nsids | index($n)) | .state'
 }
 
+# agent_state i: the state of path i's namespace in the agent's snapshot
+# (ana_logs of controller i).
+agent_state() {
+  local nsid
+  nsid=$(cat "/sys/block/${TB_PATHS[$1]}/nsid") || return 1
+  curl -sf --max-time 5 "$url/api/v1/snapshot" |
+    jq -r --arg c "${TB_CTRLS[$1]}" --argjson n "$nsid" \
+      '.ana_logs[$c].groups[]? | select(.nsids | index($n)) | .state'
+}
+# agent_says i STATE
+agent_says() { [[ $(agent_state "$1") == "$2" ]]; }
+
+if [[ -n $pw ]]; then
+  "$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=off \
+    --probe_interval=500ms >"$TB_OUT/serve.log" 2>&1 &
+  pid=$!
+  trap 'kill $pid 2>/dev/null' EXIT
+  tb_wait 30 curl -sf -o /dev/null "$url/healthz" ||
+    { cat "$TB_OUT/serve.log" >&2; fail "pathwise serve: no /healthz within 30 s"; }
+fi
+
 for ((i = 0; i < n; i++)); do
   compare "$i"
   expect_eq "path $i state" "$(state_of "$i")" optimized
+  if [[ -n $pw ]]; then
+    tb_wait 15 agent_says "$i" optimized ||
+      fail "agent: path $i's ANA state is '$(agent_state "$i")', not optimized"
+    pass "agent: path $i optimized"
+  fi
 done
 
 tb_path_ana 0 inaccessible || fail "tb_path_ana 0 inaccessible"
@@ -59,6 +90,16 @@ expect_eq "path 0 state after the flip" "$(state_of 0)" inaccessible
 for ((i = 1; i < n; i++)); do
   expect_eq "path $i state after the flip" "$(state_of "$i")" optimized
 done
+if [[ -n $pw ]]; then
+  # The next read after the flip: within ana_every (10) probes of 500 ms.
+  tb_wait 15 agent_says 0 inaccessible ||
+    fail "agent: path 0's ANA state is '$(agent_state 0)', not inaccessible"
+  pass "agent: path 0 inaccessible"
+  for ((i = 1; i < n; i++)); do
+    expect_eq "agent: path $i after the flip" "$(agent_state "$i")" optimized
+  done
+  curl -sf "$url/api/v1/snapshot" | jq '.ana_logs' >"$TB_OUT/agent-ana-logs.json"
+fi
 # Return Groups Only: the same groups without namespace ids.
 rgo=$("$tool" --rgo "/dev/${TB_CTRLS[0]}") || fail "--rgo"
 expect_eq "rgo: no ids" "$(jq -c '[.groups[].nsids | length] | add' <<<"$rgo")" 0
