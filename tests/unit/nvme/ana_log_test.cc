@@ -5,14 +5,19 @@
 // libnvme's struct, and the command's dwords.
 #include "nvme/ana_log.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <nvme/types.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "nvme/admin.h"
+#include "nvme/ana_read.h"
+#include "nvme/uring.h"
 
 namespace pathwise::nvme {
 namespace {
@@ -295,6 +300,22 @@ TEST(GetLogPageAnaTest, NumdSplitsAcrossNumdlAndNumdu) {
   EXPECT_EQ(e.data_len, 4096u);
   EXPECT_EQ(e.cdw10 >> 16, 1023u);
   EXPECT_EQ(GetLogPageAna(nullptr, 3, false).data_len, 0u);
+}
+
+TEST(ReadAnaLogTest, ACharDeviceWithoutPassthruFailsAtIdentify) {
+  absl::StatusOr<std::unique_ptr<AdminRing>> ring = AdminRing::Create(4);
+  if (!ring.ok()) GTEST_SKIP() << "io_uring unavailable: " << ring.status();
+  // A pipe has no uring_cmd: the kernel refuses the Identify in its
+  // completion, and nothing else is sent.
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  absl::StatusOr<AnaLog> log = ReadAnaLog(**ring, fds[0]);
+  close(fds[0]);
+  close(fds[1]);
+  ASSERT_FALSE(log.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(log.status())) << log.status();
+  EXPECT_TRUE(absl::StartsWith(log.status().message(), "Identify Controller: "))
+      << log.status();
 }
 
 }  // namespace
