@@ -1,10 +1,9 @@
 #include "exporters/prometheus_families.h"
 
-#include <sstream>
+#include <algorithm>
 
 #include "exporters/prometheus_internal.h"
 #include "exporters/utf8.h"
-#include "prometheus/text_serializer.h"
 
 namespace pathwise::exporters {
 
@@ -19,6 +18,11 @@ size_t ReplaceInvalidLabelValues(std::vector<MetricFamily>& families) {
   for (MetricFamily& f : families) {
     for (prometheus::ClientMetric& m : f.metric) {
       for (prometheus::ClientMetric::Label& l : m.label) {
+        // ASCII, the common case, is valid UTF-8: skip the decoder.
+        if (std::all_of(l.value.begin(), l.value.end(),
+                        [](char c) { return (c & 0x80) == 0; })) {
+          continue;
+        }
         if (ReplaceInvalidUtf8(l.value) > 0) ++changed;
       }
     }
@@ -41,10 +45,27 @@ void AddInvalidUtf8Family(size_t changed, std::vector<MetricFamily>& out) {
   out.push_back(std::move(f));
 }
 
+// Replaces the kernel's fine buckets of every latency histogram with the
+// coarse ones: the cumulative count at each coarse bound is the fine one at
+// the same bound, so nothing is estimated.
+void FoldToCoarse(std::vector<MetricFamily>& families) {
+  for (MetricFamily& f : families) {
+    if (f.type != prometheus::MetricType::Histogram) continue;
+    for (prometheus::ClientMetric& m : f.metric) {
+      auto& b = m.histogram.bucket;
+      if (b.size() != model::LatencyHistogram::kBuckets) continue;
+      for (size_t j = 0; j < kCoarseBuckets; ++j)
+        b[j] = b[CoarseToKernelSlot(j)];
+      b.resize(kCoarseBuckets);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
-                                        const BuildInfo& build) {
+                                        const BuildInfo& build,
+                                        const ExpositionOptions& options) {
   std::vector<MetricFamily> out;
   internal::AddBuildFamilies(build.version, build.revision, out);
   if (snapshot != nullptr) {
@@ -64,19 +85,16 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
       internal::AddActuatorFamilies(*snapshot->actuator, out);
     }
   }
+  if (options.histogram_buckets == HistogramBuckets::kCoarse) {
+    FoldToCoarse(out);
+  }
   AddInvalidUtf8Family(ReplaceInvalidLabelValues(out), out);
   return out;
 }
 
 std::vector<MetricFamily> SnapshotCollectable::Collect() const {
   std::shared_ptr<const model::Snapshot> snap = store_.Load();
-  return BuildFamilies(snap.get(), build_);
-}
-
-std::string SerializeText(const std::vector<MetricFamily>& families) {
-  std::ostringstream os;
-  prometheus::TextSerializer().Serialize(os, families);
-  return os.str();
+  return BuildFamilies(snap.get(), build_, options_);
 }
 
 }  // namespace pathwise::exporters

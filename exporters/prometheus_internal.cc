@@ -1,5 +1,6 @@
 #include "exporters/prometheus_internal.h"
 
+#include <array>
 #include <utility>
 
 namespace pathwise::exporters::internal {
@@ -32,14 +33,22 @@ void AddCounter(MetricFamily& f, Labels labels, double value) {
 
 void AddHistogram(MetricFamily& f, Labels labels,
                   const model::LatencyHistogram& h, double sum_seconds) {
+  // An op or probe that never completed once has nothing to show but 0s.
+  if (h.Count() == 0) return;
   ClientMetric m;
   m.label = std::move(labels);
+  using Hist = model::LatencyHistogram;
+  static const std::array<double, Hist::kBuckets> kBounds = [] {
+    std::array<double, Hist::kBuckets> b{};
+    for (size_t i = 0; i < b.size(); ++i) b[i] = Hist::UpperBoundSeconds(i);
+    return b;
+  }();
   const auto cumulative = h.Cumulative();
   m.histogram.sample_count = cumulative.back();
   m.histogram.sample_sum = sum_seconds;
+  m.histogram.bucket.resize(cumulative.size());
   for (size_t i = 0; i < cumulative.size(); ++i) {
-    m.histogram.bucket.push_back(
-        {cumulative[i], model::LatencyHistogram::UpperBoundSeconds(i)});
+    m.histogram.bucket[i] = {cumulative[i], kBounds[i]};
   }
   f.metric.push_back(std::move(m));
 }

@@ -20,7 +20,9 @@ prometheus::MetricFamily Family(std::string name, std::string help,
 
 void AddGauge(prometheus::MetricFamily& f, Labels labels, double value);
 void AddCounter(prometheus::MetricFamily& f, Labels labels, double value);
-// A latency histogram with its sum (the I/O time counter of the same I/Os).
+// A latency histogram with its sum (the I/O time counter of the same I/Os),
+// in the kernel's fine buckets (BuildFamilies folds them afterwards when the
+// exposition wants coarse ones); nothing when it holds no observation.
 void AddHistogram(prometheus::MetricFamily& f, Labels labels,
                   const model::LatencyHistogram& h, double sum_seconds);
 
