@@ -66,6 +66,8 @@ class HttpHandler {
   HttpResponse operator()(const HttpRequest& request) const {
     return fn_(request);
   }
+  // As a request without Accept header or query string.
+  HttpResponse operator()() const { return fn_(HttpRequest{}); }
 
  private:
   std::function<HttpResponse(const HttpRequest&)> fn_;

@@ -45,22 +45,6 @@ void AddInvalidUtf8Family(size_t changed, std::vector<MetricFamily>& out) {
   out.push_back(std::move(f));
 }
 
-// Replaces the kernel's fine buckets of every latency histogram with the
-// coarse ones: the cumulative count at each coarse bound is the fine one at
-// the same bound, so nothing is estimated.
-void FoldToCoarse(std::vector<MetricFamily>& families) {
-  for (MetricFamily& f : families) {
-    if (f.type != prometheus::MetricType::Histogram) continue;
-    for (prometheus::ClientMetric& m : f.metric) {
-      auto& b = m.histogram.bucket;
-      if (b.size() != model::LatencyHistogram::kBuckets) continue;
-      for (size_t j = 0; j < kCoarseBuckets; ++j)
-        b[j] = b[CoarseToKernelSlot(j)];
-      b.resize(kCoarseBuckets);
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
@@ -72,21 +56,19 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     // The order of the groups is the order of the exposition.
     internal::AddAgentFamilies(*snapshot, out);
     internal::AddTopologyFamilies(snapshot->topology, out);
-    internal::AddPathHeadIoFamilies(*snapshot, out);
+    internal::AddPathHeadIoFamilies(*snapshot, options.histogram_buckets, out);
     if (snapshot->scoring) {
       internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
     }
     internal::AddPathNvmeFamilies(*snapshot, out);
-    internal::AddControllerProbeFamilies(*snapshot, out);
+    internal::AddControllerProbeFamilies(*snapshot, options.histogram_buckets,
+                                         out);
     internal::AddKernelDiagFamilies(snapshot->topology, out);
-    internal::AddDeviceIoFamilies(*snapshot, out);
+    internal::AddDeviceIoFamilies(*snapshot, options.histogram_buckets, out);
     internal::AddSamplerFamilies(*snapshot, out);
     if (snapshot->actuator) {
       internal::AddActuatorFamilies(*snapshot->actuator, out);
     }
-  }
-  if (options.histogram_buckets == HistogramBuckets::kCoarse) {
-    FoldToCoarse(out);
   }
   AddInvalidUtf8Family(ReplaceInvalidLabelValues(out), out);
   return out;

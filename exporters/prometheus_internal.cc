@@ -32,7 +32,8 @@ void AddCounter(MetricFamily& f, Labels labels, double value) {
 }
 
 void AddHistogram(MetricFamily& f, Labels labels,
-                  const model::LatencyHistogram& h, double sum_seconds) {
+                  const model::LatencyHistogram& h, double sum_seconds,
+                  HistogramBuckets buckets) {
   // An op or probe that never completed once has nothing to show but 0s.
   if (h.Count() == 0) return;
   ClientMetric m;
@@ -43,12 +44,26 @@ void AddHistogram(MetricFamily& f, Labels labels,
     for (size_t i = 0; i < b.size(); ++i) b[i] = Hist::UpperBoundSeconds(i);
     return b;
   }();
-  const auto cumulative = h.Cumulative();
-  m.histogram.sample_count = cumulative.back();
   m.histogram.sample_sum = sum_seconds;
-  m.histogram.bucket.resize(cumulative.size());
-  for (size_t i = 0; i < cumulative.size(); ++i) {
-    m.histogram.bucket[i] = {cumulative[i], kBounds[i]};
+  if (buckets == HistogramBuckets::kCoarse) {
+    static const std::array<double, kCoarseBuckets> kCoarseBounds = [] {
+      std::array<double, kCoarseBuckets> b{};
+      for (size_t j = 0; j < b.size(); ++j) b[j] = CoarseUpperBoundSeconds(j);
+      return b;
+    }();
+    const auto cumulative = CoarseCumulative(h);
+    m.histogram.sample_count = cumulative.back();
+    m.histogram.bucket.resize(cumulative.size());
+    for (size_t j = 0; j < cumulative.size(); ++j) {
+      m.histogram.bucket[j] = {cumulative[j], kCoarseBounds[j]};
+    }
+  } else {
+    const auto cumulative = h.Cumulative();
+    m.histogram.sample_count = cumulative.back();
+    m.histogram.bucket.resize(cumulative.size());
+    for (size_t i = 0; i < cumulative.size(); ++i) {
+      m.histogram.bucket[i] = {cumulative[i], kBounds[i]};
+    }
   }
   f.metric.push_back(std::move(m));
 }

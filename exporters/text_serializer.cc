@@ -43,9 +43,15 @@ void AppendUint(uint64_t v, std::string& out) {
   out.append(buf, r.ptr);
 }
 
+bool NeedsEscape(const std::string& value) {
+  for (char c : value) {
+    if (c == '\n' || c == '\\' || c == '"') return true;
+  }
+  return false;
+}
+
 void AppendEscaped(const std::string& value, std::string& out) {
-  // The common case: nothing to escape.
-  if (value.find_first_of("\n\\\"") == std::string::npos) {
+  if (!NeedsEscape(value)) {  // the common case
     out += value;
     return;
   }
@@ -69,15 +75,20 @@ void AppendEscaped(const std::string& value, std::string& out) {
 // The labels of `m` as `{a="x",b="y"` without the closing brace, shared by
 // every line of a histogram.
 std::string LabelPrefix(const ClientMetric& m) {
+  size_t size = 0;
+  for (const ClientMetric::Label& l : m.label) {
+    size += l.name.size() + l.value.size() + 4;
+  }
   std::string s;
-  const char* sep = "{";
+  s.reserve(size + 8);
+  char sep = '{';
   for (const ClientMetric::Label& l : m.label) {
     s += sep;
     s += l.name;
     s += "=\"";
     AppendEscaped(l.value, s);
     s += '"';
-    sep = ",";
+    sep = ',';
   }
   return s;
 }

@@ -8,7 +8,7 @@
 #   histogram_quantile over each (the dashboards' `or` query, which picks
 #   whichever the job stored), are within the README's stated error of the
 #   same quantiles over the agent's fine histogram (/api/v1/snapshot), and
-#   at or above the 30 ms delay (less the coarse bound's error);
+#   the native ones at or above the 30 ms delay;
 # - `promtool check metrics` on the text exposition is clean.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/bpf_lib.sh"
@@ -68,10 +68,10 @@ fine() {
     | foreach .[] as $c ({i: 0, s: 0}; {i: (.i + 1), s: (.s + $c)}; .)
     | "x_bucket{le=\"\(if .i <= ($b | length) then $b[.i - 1] else "+Inf" end)\"} \(.s)"' >"$1"
 }
-sleep 6 # a few scrapes of both jobs before the window opens
+sleep 4 # a few scrapes of both jobs before the window opens
 fine /tmp/fine0.prom || fail "snapshot"
 w0=$(date +%s)
-sleep 20
+sleep 12
 fine /tmp/fine1.prom || fail "snapshot"
 w1=$(date +%s)
 cp /tmp/fine0.prom /tmp/fine1.prom "$TB_OUT/"
@@ -94,11 +94,15 @@ for qq in 0.5 0.99; do
   native=$(q "$(both native)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   classic=$(q "$(both classic)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   echo "p$qq of $p0 reads over $win: fine $ref s, native $native s, coarse classic $classic s"
-  within "native p$qq" "$native" "$ref" 0.9972 1.2535
+  # The README's bounds against the fine histogram of the same I/Os (native
+  # 1.0..1.108; coarse p50 0.80..1.34, p99 0.99..1.61), widened by 2 % each
+  # way: Prometheus' window is its scrapes within [w0, w1], not exactly
+  # the I/Os between the two snapshots.
+  within "native p$qq" "$native" "$ref" 0.98 1.13
   if [[ $qq == 0.5 ]]; then
-    within "coarse classic p$qq" "$classic" "$ref" 0.80 1.34
+    within "coarse classic p$qq" "$classic" "$ref" 0.78 1.37
   else
-    within "coarse classic p$qq" "$classic" "$ref" 0.98 1.61
+    within "coarse classic p$qq" "$classic" "$ref" 0.97 1.64
   fi
   awk -v v="$native" 'BEGIN { exit !(v >= 0.030) }' || fail "native p$qq $native s < 30 ms"
 done
