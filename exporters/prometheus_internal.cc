@@ -31,39 +31,42 @@ void AddCounter(MetricFamily& f, Labels labels, double value) {
   f.metric.push_back(std::move(m));
 }
 
+namespace {
+
+// The upper bounds in seconds of a layout with N buckets, computed once.
+template <size_t N, typename Bound>
+std::array<double, N> Bounds(Bound bound) {
+  std::array<double, N> b{};
+  for (size_t i = 0; i < N; ++i) b[i] = bound(i);
+  return b;
+}
+
+template <size_t N>
+void SetBuckets(const std::array<uint64_t, N>& cumulative,
+                const std::array<double, N>& bounds,
+                ClientMetric::Histogram& out) {
+  out.sample_count = cumulative.back();
+  out.bucket.resize(N);
+  for (size_t i = 0; i < N; ++i) out.bucket[i] = {cumulative[i], bounds[i]};
+}
+
+}  // namespace
+
 void AddHistogram(MetricFamily& f, Labels labels,
                   const model::LatencyHistogram& h, double sum_seconds,
                   HistogramBuckets buckets) {
+  using Hist = model::LatencyHistogram;
   // An op or probe that never completed once has nothing to show but 0s.
   if (h.Count() == 0) return;
   ClientMetric m;
   m.label = std::move(labels);
-  using Hist = model::LatencyHistogram;
-  static const std::array<double, Hist::kBuckets> kBounds = [] {
-    std::array<double, Hist::kBuckets> b{};
-    for (size_t i = 0; i < b.size(); ++i) b[i] = Hist::UpperBoundSeconds(i);
-    return b;
-  }();
   m.histogram.sample_sum = sum_seconds;
   if (buckets == HistogramBuckets::kCoarse) {
-    static const std::array<double, kCoarseBuckets> kCoarseBounds = [] {
-      std::array<double, kCoarseBuckets> b{};
-      for (size_t j = 0; j < b.size(); ++j) b[j] = CoarseUpperBoundSeconds(j);
-      return b;
-    }();
-    const auto cumulative = CoarseCumulative(h);
-    m.histogram.sample_count = cumulative.back();
-    m.histogram.bucket.resize(cumulative.size());
-    for (size_t j = 0; j < cumulative.size(); ++j) {
-      m.histogram.bucket[j] = {cumulative[j], kCoarseBounds[j]};
-    }
+    static const auto kCoarse = Bounds<kCoarseBuckets>(CoarseUpperBoundSeconds);
+    SetBuckets(CoarseCumulative(h), kCoarse, m.histogram);
   } else {
-    const auto cumulative = h.Cumulative();
-    m.histogram.sample_count = cumulative.back();
-    m.histogram.bucket.resize(cumulative.size());
-    for (size_t i = 0; i < cumulative.size(); ++i) {
-      m.histogram.bucket[i] = {cumulative[i], kBounds[i]};
-    }
+    static const auto kFine = Bounds<Hist::kBuckets>(Hist::UpperBoundSeconds);
+    SetBuckets(h.Cumulative(), kFine, m.histogram);
   }
   f.metric.push_back(std::move(m));
 }
