@@ -8,8 +8,9 @@
 // only as a generic CivetException ("null context when constructing
 // CivetServer"). So we run the same embedded server Exposer wraps (Debian's
 // prometheus-cpp-pull links the system libcivetweb) with our own routes, and
-// /metrics is prometheus-cpp's own Collectable + TextSerializer output, byte
-// for byte what Exposer would send (uncompressed). mg_start2() gives the
+// /metrics in text is byte for byte what Exposer's TextSerializer would send
+// (uncompressed; exporters/text_serializer.cc, tested against it), or
+// protobuf when the scraper asks for it. mg_start2() gives the
 // exact bind error, so "address already in use" is reported as such.
 #ifndef PATHWISE_EXPORTERS_HTTP_SERVER_H_
 #define PATHWISE_EXPORTERS_HTTP_SERVER_H_
