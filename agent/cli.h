@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "control/iopolicy_decider.h"
+#include "exporters/histogram_exposition.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
 
@@ -39,6 +40,9 @@ struct Options {
   // Resolved per command: snapshot prometheus|json, topology text|json.
   std::string format;
   std::string log_level = "info";
+  // serve, snapshot: the classic buckets of the latency histograms.
+  exporters::HistogramBuckets histogram_buckets =
+      exporters::HistogramBuckets::kCoarse;
   // serve: controller probes (control/prober.h); a zero interval turns
   // them off.
   absl::Duration probe_interval = absl::Seconds(1);

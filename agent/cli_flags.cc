@@ -345,6 +345,22 @@ void AddProbes(CLI::App& app, Options* o) {
       "kernel completes that one.");
 }
 
+void AddHistogramBuckets(CLI::App& app, Options* o) {
+  AddValue<exporters::HistogramBuckets>(
+      app, "histogram_buckets", &o->histogram_buckets,
+      [](absl::string_view t, exporters::HistogramBuckets* b) {
+        if (t != "coarse" && t != "fine") return "want coarse or fine";
+        *b = t == "coarse" ? exporters::HistogramBuckets::kCoarse
+                           : exporters::HistogramBuckets::kFine;
+        return "";
+      },
+      "coarse|fine", "coarse",
+      "Classic buckets of the latency histograms in the text exposition: "
+      "coarse (25: le = 2^k ns, 4.096us to 34.36s, and +Inf) or fine (the "
+      "kernel's 106). A scraper asking for protobuf gets native histograms "
+      "either way.");
+}
+
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
@@ -359,6 +375,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "Prometheus exporter-toolkit format (tls_server_config, "
       "basic_auth_users), read once at start. A bad file exits 2.");
   AddCollection(app, o);
+  AddHistogramBuckets(app, o);
   AddActuate(app, o);
   AddProbes(app, o);
   AddLogLevel(app, o);
@@ -376,6 +393,7 @@ void AddSnapshotFlags(CLI::App& app, Options* o) {
       "DURATION", "2s", "How long to collect before printing.");
   AddFormat(app, o, "snapshot", "prometheus", "json");
   AddCollection(app, o);
+  AddHistogramBuckets(app, o);
   AddLogLevel(app, o);
 }
 

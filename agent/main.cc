@@ -87,7 +87,8 @@ int Serve(const Options& o) {
       exporters::HttpServer::Start(
           o.listen_address,
           exporters::MakeAgentRoutes(
-              store, [&agent] { return agent.Health(); }, Build()),
+              store, [&agent] { return agent.Health(); }, Build(),
+              o.histogram_buckets),
           exporters::HttpServerOptions{.web = std::move(web)});
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
@@ -174,7 +175,7 @@ int Snapshot(const Options& o) {
       std::cout << exporters::JsonText(exporters::SnapshotToJson(*snap));
     } else {
       std::cout << exporters::SerializeText(
-          exporters::BuildFamilies(snap.get(), Build()));
+          exporters::BuildFamilies(snap.get(), Build(), {o.histogram_buckets}));
     }
   });
 }

@@ -76,8 +76,19 @@ const timeline = (title, gp, expr, legend, states) =>
     defaults: { mappings: stateMappings(states), color: { mode: "thresholds" }, thresholds: { mode: "absolute", steps: [{ color: "text", value: null }] } },
     options: { mergeValues: true, showValue: "auto", rowHeight: 0.8, legend: { showLegend: false } },
   });
-const q = (p, sel, by) =>
-  `histogram_quantile(${p}, sum by (${by}, le) (rate(pathwise_path_io_latency_seconds_bucket{${sel}}[${RI}])))`;
+// Latency histograms arrive as native histograms (one series, `metric`)
+// from a Prometheus with native histograms enabled, else as classic buckets
+// (`metric_bucket`, `_sum`, `_count`); each query asks for both and gets
+// whichever the scrape stored.
+const hq = (p, metric, sel, by) =>
+  `histogram_quantile(${p}, sum by (${by}) (rate(${metric}{${sel}}[${RI}])))\nor\n` +
+  `histogram_quantile(${p}, sum by (${by}, le) (rate(${metric}_bucket{${sel}}[${RI}])))`;
+const q = (p, sel, by) => hq(p, "pathwise_path_io_latency_seconds", sel, by);
+const mean = (metric, sel, by) => {
+  const native = `sum by (${by}) (rate(${metric}{${sel}}[${RI}]))`;
+  return `histogram_sum(${native}) / histogram_count(${native})\nor\n` +
+    `sum by (${by}) (rate(${metric}_sum{${sel}}[${RI}])) / sum by (${by}) (rate(${metric}_count{${sel}}[${RI}]))`;
+};
 
 function dashboard(uid, title, description, vars, panels) {
   return {
@@ -136,7 +147,7 @@ function pathDetail() {
     "One or more NVMe paths: latency distribution, percentiles, I/O, scoring, failovers and errors, ANA and controller states.",
     ["datasource", "instance", "subsystem", "head", "path"], [
       panel("heatmap", "Read+write latency (histogram buckets)", { h: 9, w: 24, x: 0, y: 0 }, [target(
-        `sum by (le) (rate(pathwise_path_io_latency_seconds_bucket{${P},op=~"read|write"}[${RI}]))`, "{{le}}",
+        `sum by (le) (rate(pathwise_path_io_latency_seconds_bucket{${P},op=~"read|write"}[${RI}]))\nor\nsum(rate(pathwise_path_io_latency_seconds{${P},op=~"read|write"}[${RI}]))`, "{{le}}",
         { format: "heatmap" })], {
         options: { calculate: false, yAxis: { unit: "s" }, cellGap: 1, color: { mode: "scheme", scheme: "Oranges", steps: 64 } },
         defaults: { custom: { scaleDistribution: { type: "linear" } } },
@@ -146,7 +157,7 @@ function pathDetail() {
         target(q(0.99, `${P},op=~"read|write"`, by), "p99 {{instance}} {{path}}"),
       ], "s"),
       ts("Mean latency per path and op", { h: 8, w: 12, x: 12, y: 9 }, [target(
-        `sum by (instance, path, op) (rate(pathwise_path_io_latency_seconds_sum{${P}}[${RI}])) / sum by (instance, path, op) (rate(pathwise_path_io_latency_seconds_count{${P}}[${RI}]))`,
+        mean("pathwise_path_io_latency_seconds", P, "instance, path, op"),
         "{{instance}} {{path}} {{op}}")], "s"),
       ts("IOPS per path (read, write)", { h: 8, w: 12, x: 0, y: 17 }, [target(
         `sum by (instance, path, op) (rate(pathwise_path_io_completed_total{${P},op=~"read|write"}[${RI}]))`, "{{instance}} {{path}} {{op}}")], "iops"),
@@ -180,12 +191,12 @@ function head() {
     "A multipath head (namespace): its merged latency against each path's, and how its traffic is shared between paths.",
     ["datasource", "instance", "subsystem", "head"], [
       ts("p99 latency: head (merged) vs its paths", { h: 9, w: 12, x: 0, y: 0 }, [
-        target(`histogram_quantile(0.99, sum by (instance, head, le) (rate(pathwise_head_io_latency_seconds_bucket{${H},op=~"read|write"}[${RI}])))`, "head {{instance}} {{head}}"),
+        target(hq(0.99, "pathwise_head_io_latency_seconds", `${H},op=~"read|write"`, "instance, head"), "head {{instance}} {{head}}"),
         target(q(0.99, `${H},op=~"read|write"`, "instance, head, path"), "path {{instance}} {{path}}"),
       ], "s"),
       ts("Mean latency: head (merged) vs its paths", { h: 9, w: 12, x: 12, y: 0 }, [
-        target(`sum by (instance, head) (rate(pathwise_head_io_latency_seconds_sum{${H}}[${RI}])) / sum by (instance, head) (rate(pathwise_head_io_latency_seconds_count{${H}}[${RI}]))`, "head {{instance}} {{head}}"),
-        target(`sum by (instance, path) (rate(pathwise_path_io_latency_seconds_sum{${H}}[${RI}])) / sum by (instance, path) (rate(pathwise_path_io_latency_seconds_count{${H}}[${RI}]))`, "path {{instance}} {{path}}"),
+        target(mean("pathwise_head_io_latency_seconds", H, "instance, head"), "head {{instance}} {{head}}"),
+        target(mean("pathwise_path_io_latency_seconds", H, "instance, path"), "path {{instance}} {{path}}"),
       ], "s"),
       ts("Share of I/Os per path", { h: 8, w: 12, x: 0, y: 9 }, [target(share("pathwise_path_io_completed_total"), "{{instance}} {{path}}")],
         "percentunit", { defaults: { min: 0, max: 1, custom: { stacking: { mode: "normal" }, fillOpacity: 30 } } }),

@@ -1,7 +1,9 @@
 // The agent's HTTP routes, built from what the agent exposes (the snapshot
 // store, its health, build info) for HttpServer to serve:
 //   /                 landing page (HTML) linking the others
-//   /metrics          Prometheus text exposition
+//   /metrics          Prometheus exposition: text, or protobuf with native
+//                     histograms when the Accept header prefers it (or the
+//                     query says format=protobuf; format=text forces text)
 //   /healthz          200 "ok" or 503 with the reason, then one line per stage
 //   /api/v1/topology  the topology tree (TopologyToJson)
 //   /api/v1/snapshot  the whole snapshot (SnapshotToJson), histograms included
@@ -24,9 +26,12 @@ namespace pathwise::exporters {
 // so it must be thread-safe.
 using HealthSource = std::function<model::Health()>;
 
-// The routes above. `store` must outlive the routes.
-HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
-                           HealthSource health, const BuildInfo& build);
+// The routes above. `store` must outlive the routes. `buckets`: the classic
+// buckets of the text exposition's latency histograms (--histogram_buckets).
+HttpRoutes MakeAgentRoutes(
+    const model::SnapshotStore& store, HealthSource health,
+    const BuildInfo& build,
+    HistogramBuckets buckets = HistogramBuckets::kCoarse);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
 // reason, then "collector <name>: ok" or "collector <name>: failed: <error>"

@@ -366,8 +366,11 @@ int HttpServer::Dispatch(mg_connection* conn, void* self) {
   if (it == server->routes_.end()) {
     resp = {404, "text/plain; charset=utf-8", "not found\n"};
   } else {
+    const char* accept = mg_get_header(conn, "Accept");
+    const HttpRequest request{accept ? accept : "",
+                              ri->query_string ? ri->query_string : ""};
     try {
-      resp = it->second();
+      resp = it->second(request);
     } catch (const std::exception& e) {
       resp = {500, "text/plain; charset=utf-8",
               absl::StrCat("internal error: ", e.what(), "\n")};

@@ -8,12 +8,14 @@
 // only as a generic CivetException ("null context when constructing
 // CivetServer"). So we run the same embedded server Exposer wraps (Debian's
 // prometheus-cpp-pull links the system libcivetweb) with our own routes, and
-// /metrics is prometheus-cpp's own Collectable + TextSerializer output, byte
-// for byte what Exposer would send (uncompressed). mg_start2() gives the
+// /metrics in text is byte for byte what Exposer's TextSerializer would send
+// (uncompressed; exporters/text_serializer.cc, tested against it), or
+// protobuf when the scraper asks for it. mg_start2() gives the
 // exact bind error, so "address already in use" is reported as such.
 #ifndef PATHWISE_EXPORTERS_HTTP_SERVER_H_
 #define PATHWISE_EXPORTERS_HTTP_SERVER_H_
 
+#include <concepts>
 #include <functional>
 #include <map>
 #include <memory>
@@ -41,10 +43,41 @@ struct HttpResponse {
   const std::string& Body() const { return shared_body ? *shared_body : body; }
 };
 
+// What a handler may look at besides the path: the request's Accept header
+// (content negotiation, /metrics) and its query string, both as sent ("" when
+// absent).
+struct HttpRequest {
+  std::string accept;
+  std::string query;
+};
+
+// A route's handler: a callable taking the request, or taking nothing
+// (most routes answer the same whatever the request says).
+class HttpHandler {
+ public:
+  HttpHandler() = default;
+  template <typename F>
+  requires std::invocable<F&, const HttpRequest&> HttpHandler(F f)
+      : fn_(std::move(f)) {}  // NOLINT: implicit by design
+  template <typename F>
+  requires(std::invocable<F&> && !std::invocable<F&, const HttpRequest&>)
+      HttpHandler(F f)  // NOLINT: implicit by design
+      : fn_([f = std::move(f)](const HttpRequest&) mutable { return f(); }) {}
+
+  HttpResponse operator()(const HttpRequest& request) const {
+    return fn_(request);
+  }
+  // As a request without Accept header or query string.
+  HttpResponse operator()() const { return fn_(HttpRequest{}); }
+
+ private:
+  std::function<HttpResponse(const HttpRequest&)> fn_;
+};
+
 // Exact request path → handler. Handlers run on civetweb's worker threads
 // and must be thread-safe. Only GET and HEAD reach them; any other method
 // gets 405 with "Allow: GET, HEAD".
-using HttpRoutes = std::map<std::string, std::function<HttpResponse()>>;
+using HttpRoutes = std::map<std::string, HttpHandler>;
 
 // Converts --listen_address ("[host]:port", e.g. ":9877", "127.0.0.1:9877")
 // into civetweb's listening_ports syntax; InvalidArgument on anything else,

@@ -1,10 +1,9 @@
 #include "exporters/prometheus_families.h"
 
-#include <sstream>
+#include <algorithm>
 
 #include "exporters/prometheus_internal.h"
 #include "exporters/utf8.h"
-#include "prometheus/text_serializer.h"
 
 namespace pathwise::exporters {
 
@@ -19,6 +18,11 @@ size_t ReplaceInvalidLabelValues(std::vector<MetricFamily>& families) {
   for (MetricFamily& f : families) {
     for (prometheus::ClientMetric& m : f.metric) {
       for (prometheus::ClientMetric::Label& l : m.label) {
+        // ASCII, the common case, is valid UTF-8: skip the decoder.
+        if (std::all_of(l.value.begin(), l.value.end(),
+                        [](char c) { return (c & 0x80) == 0; })) {
+          continue;
+        }
         if (ReplaceInvalidUtf8(l.value) > 0) ++changed;
       }
     }
@@ -44,21 +48,23 @@ void AddInvalidUtf8Family(size_t changed, std::vector<MetricFamily>& out) {
 }  // namespace
 
 std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
-                                        const BuildInfo& build) {
+                                        const BuildInfo& build,
+                                        const ExpositionOptions& options) {
   std::vector<MetricFamily> out;
   internal::AddBuildFamilies(build.version, build.revision, out);
   if (snapshot != nullptr) {
     // The order of the groups is the order of the exposition.
     internal::AddAgentFamilies(*snapshot, out);
     internal::AddTopologyFamilies(snapshot->topology, out);
-    internal::AddPathHeadIoFamilies(*snapshot, out);
+    internal::AddPathHeadIoFamilies(*snapshot, options.histogram_buckets, out);
     if (snapshot->scoring) {
       internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
     }
     internal::AddPathNvmeFamilies(*snapshot, out);
-    internal::AddControllerProbeFamilies(*snapshot, out);
+    internal::AddControllerProbeFamilies(*snapshot, options.histogram_buckets,
+                                         out);
     internal::AddKernelDiagFamilies(snapshot->topology, out);
-    internal::AddDeviceIoFamilies(*snapshot, out);
+    internal::AddDeviceIoFamilies(*snapshot, options.histogram_buckets, out);
     internal::AddSamplerFamilies(*snapshot, out);
     if (snapshot->actuator) {
       internal::AddActuatorFamilies(*snapshot->actuator, out);
@@ -70,13 +76,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
 
 std::vector<MetricFamily> SnapshotCollectable::Collect() const {
   std::shared_ptr<const model::Snapshot> snap = store_.Load();
-  return BuildFamilies(snap.get(), build_);
-}
-
-std::string SerializeText(const std::vector<MetricFamily>& families) {
-  std::ostringstream os;
-  prometheus::TextSerializer().Serialize(os, families);
-  return os.str();
+  return BuildFamilies(snap.get(), build_, options_);
 }
 
 }  // namespace pathwise::exporters

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/histogram_exposition.h"
 #include "model/snapshot_store.h"
 #include "model/topology.h"
 #include "prometheus/collectable.h"
@@ -23,6 +24,14 @@ struct BuildInfo {
   std::string revision;
 };
 
+// What varies between expositions of one snapshot.
+struct ExpositionOptions {
+  // The classic buckets of every latency histogram: the coarse set (the
+  // default) or the kernel's fine layout (what the protobuf exposition
+  // turns into native histograms). See exporters/histogram_exposition.h.
+  HistogramBuckets histogram_buckets = HistogramBuckets::kCoarse;
+};
+
 // All families for `snapshot` (which may be null: before the first
 // collection only the build info is exported). Families with no series are
 // left out, except the agent's own metrics, so a host without NVMe exports
@@ -30,23 +39,31 @@ struct BuildInfo {
 // pathwise_topology_changes_total. Label values that are not valid UTF-8
 // are repaired (exporters/utf8.h) and counted by
 // pathwise_invalid_utf8_label_values, present only when nonzero.
+// A latency histogram with no observation (an op never seen on a path, a
+// controller whose probes never succeeded) is left out.
 std::vector<prometheus::MetricFamily> BuildFamilies(
-    const model::Snapshot* snapshot, const BuildInfo& build);
+    const model::Snapshot* snapshot, const BuildInfo& build,
+    const ExpositionOptions& options = {});
 
 // A prometheus::Collectable that renders the store's current snapshot.
 class SnapshotCollectable : public prometheus::Collectable {
  public:
-  SnapshotCollectable(const model::SnapshotStore& store, BuildInfo build)
-      : store_(store), build_(std::move(build)) {}
+  SnapshotCollectable(const model::SnapshotStore& store, BuildInfo build,
+                      ExpositionOptions options = {})
+      : store_(store), build_(std::move(build)), options_(options) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   const model::SnapshotStore& store_;
   BuildInfo build_;
+  ExpositionOptions options_;
 };
 
-// The text exposition format (0.0.4) of `families`.
+// The text exposition format (0.0.4) of `families`: what
+// prometheus::TextSerializer writes, byte for byte, written directly into
+// one string (TextSerializer goes through an ostream per number and was
+// most of a scrape's time).
 std::string SerializeText(
     const std::vector<prometheus::MetricFamily>& families);
 

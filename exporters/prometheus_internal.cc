@@ -1,5 +1,6 @@
 #include "exporters/prometheus_internal.h"
 
+#include <array>
 #include <utility>
 
 namespace pathwise::exporters::internal {
@@ -30,16 +31,42 @@ void AddCounter(MetricFamily& f, Labels labels, double value) {
   f.metric.push_back(std::move(m));
 }
 
+namespace {
+
+// The upper bounds in seconds of a layout with N buckets, computed once.
+template <size_t N, typename Bound>
+std::array<double, N> Bounds(Bound bound) {
+  std::array<double, N> b{};
+  for (size_t i = 0; i < N; ++i) b[i] = bound(i);
+  return b;
+}
+
+template <size_t N>
+void SetBuckets(const std::array<uint64_t, N>& cumulative,
+                const std::array<double, N>& bounds,
+                ClientMetric::Histogram& out) {
+  out.sample_count = cumulative.back();
+  out.bucket.resize(N);
+  for (size_t i = 0; i < N; ++i) out.bucket[i] = {cumulative[i], bounds[i]};
+}
+
+}  // namespace
+
 void AddHistogram(MetricFamily& f, Labels labels,
-                  const model::LatencyHistogram& h, double sum_seconds) {
+                  const model::LatencyHistogram& h, double sum_seconds,
+                  HistogramBuckets buckets) {
+  using Hist = model::LatencyHistogram;
+  // An op or probe that never completed once has nothing to show but 0s.
+  if (h.Count() == 0) return;
   ClientMetric m;
   m.label = std::move(labels);
-  const auto cumulative = h.Cumulative();
-  m.histogram.sample_count = cumulative.back();
   m.histogram.sample_sum = sum_seconds;
-  for (size_t i = 0; i < cumulative.size(); ++i) {
-    m.histogram.bucket.push_back(
-        {cumulative[i], model::LatencyHistogram::UpperBoundSeconds(i)});
+  if (buckets == HistogramBuckets::kCoarse) {
+    static const auto kCoarse = Bounds<kCoarseBuckets>(CoarseUpperBoundSeconds);
+    SetBuckets(CoarseCumulative(h), kCoarse, m.histogram);
+  } else {
+    static const auto kFine = Bounds<Hist::kBuckets>(Hist::UpperBoundSeconds);
+    SetBuckets(h.Cumulative(), kFine, m.histogram);
   }
   f.metric.push_back(std::move(m));
 }

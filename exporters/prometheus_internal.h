@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/histogram_exposition.h"
 #include "model/topology.h"
 #include "prometheus/metric_family.h"
 
@@ -20,9 +21,12 @@ prometheus::MetricFamily Family(std::string name, std::string help,
 
 void AddGauge(prometheus::MetricFamily& f, Labels labels, double value);
 void AddCounter(prometheus::MetricFamily& f, Labels labels, double value);
-// A latency histogram with its sum (the I/O time counter of the same I/Os).
+// A latency histogram with its sum (the I/O time counter of the same I/Os),
+// in `buckets` (exporters/histogram_exposition.h); nothing when it holds no
+// observation.
 void AddHistogram(prometheus::MetricFamily& f, Labels labels,
-                  const model::LatencyHistogram& h, double sum_seconds);
+                  const model::LatencyHistogram& h, double sum_seconds,
+                  HistogramBuckets buckets);
 
 // `base` followed by `more`.
 Labels With(Labels base,
@@ -57,6 +61,7 @@ void AddTopologyFamilies(const model::Topology& topo,
                          std::vector<prometheus::MetricFamily>& out);
 // The I/O families of paths and heads (pathwise_{path,head}_io_*).
 void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
+                           HistogramBuckets buckets,
                            std::vector<prometheus::MetricFamily>& out);
 // The scoring families (pathwise_path_latency_ewma_seconds, ...).
 void AddScoringFamilies(const model::Topology& topo,
@@ -68,6 +73,7 @@ void AddPathNvmeFamilies(const model::Snapshot& snapshot,
                          std::vector<prometheus::MetricFamily>& out);
 // The controller probes' families (pathwise_controller_probe_*).
 void AddControllerProbeFamilies(const model::Snapshot& snapshot,
+                                HistogramBuckets buckets,
                                 std::vector<prometheus::MetricFamily>& out);
 // The kernel's own diag/ counters of paths, heads and controllers
 // (pathwise_{path,head,controller}_diag_*), where the kernel has them.
@@ -75,6 +81,7 @@ void AddKernelDiagFamilies(const model::Topology& topo,
                            std::vector<prometheus::MetricFamily>& out);
 // The I/O families of other block devices (pathwise_device_io_*).
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
+                         HistogramBuckets buckets,
                          std::vector<prometheus::MetricFamily>& out);
 // The eBPF sampler's own statistics (pathwise_bpf_*).
 void AddSamplerFamilies(const model::Snapshot& snapshot,

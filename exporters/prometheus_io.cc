@@ -19,8 +19,9 @@ using prometheus::MetricType;
 // levels by changing only the kind in the name.
 struct IoFamilies {
   MetricFamily completed, bytes, time, inflight, latency, errors;
+  HistogramBuckets buckets;
 
-  explicit IoFamilies(const std::string& kind)
+  IoFamilies(const std::string& kind, HistogramBuckets b)
       : completed(Family("pathwise_" + kind + "_io_completed_total",
                          "Completed I/Os of the " + kind + " by operation.",
                          MetricType::Counter)),
@@ -46,7 +47,8 @@ struct IoFamilies {
                       "Completed I/Os of the " + kind +
                           " with a block-layer error, by operation (eBPF "
                           "sampler).",
-                      MetricType::Counter)) {}
+                      MetricType::Counter)),
+        buckets(b) {}
 
   void Add(const Labels& labels, const model::IoStats& io) {
     for (model::Op o : kOpExportOrder) {
@@ -58,7 +60,7 @@ struct IoFamilies {
       AddCounter(time, l, static_cast<double>(op->time_ns) / 1e9);
       if (op->latency) {
         AddHistogram(latency, l, *op->latency,
-                     static_cast<double>(op->time_ns) / 1e9);
+                     static_cast<double>(op->time_ns) / 1e9, buckets);
       }
       if (op->errors) AddCounter(errors, l, static_cast<double>(*op->errors));
     }
@@ -80,9 +82,10 @@ struct IoFamilies {
 }  // namespace
 
 void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
+                           HistogramBuckets buckets,
                            std::vector<MetricFamily>& out) {
   const model::Topology& topo = snapshot.topology;
-  IoFamilies path_io("path");
+  IoFamilies path_io("path", buckets);
   for (const model::Path& p : topo.paths) {
     if (auto it = snapshot.path_io.find(p.name); it != snapshot.path_io.end()) {
       path_io.Add(PathLabels(p), it->second);
@@ -90,7 +93,7 @@ void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
   }
   path_io.MoveTo(out);
 
-  IoFamilies head_io("head");
+  IoFamilies head_io("head", buckets);
   for (const model::Head& h : topo.heads) {
     if (auto it = snapshot.head_io.find(h.name); it != snapshot.head_io.end()) {
       head_io.Add(HeadLabels(h), it->second);
@@ -100,8 +103,9 @@ void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
 }
 
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
+                         HistogramBuckets buckets,
                          std::vector<MetricFamily>& out) {
-  IoFamilies device_io("device");
+  IoFamilies device_io("device", buckets);
   for (const auto& [name, io] : snapshot.device_io) {
     device_io.Add({{"device", name}}, io);
   }

@@ -13,6 +13,7 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 
 void AddControllerProbeFamilies(const model::Snapshot& snapshot,
+                                HistogramBuckets buckets,
                                 std::vector<MetricFamily>& out) {
   MetricFamily latency =
       Family("pathwise_controller_probe_latency_seconds",
@@ -31,7 +32,7 @@ void AddControllerProbeFamilies(const model::Snapshot& snapshot,
   for (const auto& [name, stats] : snapshot.controller_probe) {
     const Labels base = {{"controller", name}};
     AddHistogram(latency, base, stats.latency,
-                 static_cast<double>(stats.latency_sum_ns) / 1e9);
+                 static_cast<double>(stats.latency_sum_ns) / 1e9, buckets);
     for (model::ProbeFailure f : model::kAllProbeFailures) {
       AddCounter(failures,
                  With(base, {{"reason", std::string(ProbeFailureLabel(f))}}),

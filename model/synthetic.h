@@ -12,6 +12,11 @@ struct SyntheticShape {
   int subsystems = 1;
   int heads_per_subsystem = 1;
   int controllers_per_subsystem = 2;  // = paths per head
+  // As the eBPF sampler reports: a latency histogram and an error count per
+  // op; reads, writes and flushes spread over ~40 of the kernel's buckets
+  // (a factor 32 each way around the median), discards with no I/O at all.
+  // Off: sysfs counters only.
+  bool bpf = false;
 };
 
 // Paths = subsystems × heads × controllers. I/O counters are deterministic

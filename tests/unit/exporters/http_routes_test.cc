@@ -11,6 +11,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "exporters/prometheus_protobuf.h"
 #include "exporters/topology_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,6 +139,40 @@ TEST_F(HttpRoutesTest, MetricsFollowEachPublishedSnapshot) {
   }
   EXPECT_NE(SerializeText(BuildFamilies(&one, build)),
             SerializeText(BuildFamilies(&two, build)));
+}
+
+// Content negotiation: Prometheus' native-histogram Accept header gets the
+// protobuf exposition (fine buckets as native histograms), everyone else the
+// text one with coarse buckets; ?format= overrides the header.
+TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
+  const model::Snapshot s = model::MakeSyntheticSnapshot({.bpf = true});
+  store_.Publish(std::make_shared<model::Snapshot>(s));
+  const BuildInfo build{"1.2.3", "abc"};
+  const std::string text = SerializeText(BuildFamilies(&s, build));
+  const std::string proto =
+      SerializeProtobuf(BuildFamilies(&s, build, {HistogramBuckets::kFine}));
+  ASSERT_NE(text, proto);
+  auto get = [this](const std::string& path, const std::string& accept) {
+    return RawRequest(port_,
+                      absl::StrCat("GET ", path, " HTTP/1.0\r\n",
+                                   accept.empty() ? "" : "Accept: ", accept,
+                                   accept.empty() ? "" : "\r\n", "\r\n"));
+  };
+  const std::string prometheus =
+      "application/vnd.google.protobuf;proto=io.prometheus.client."
+      "MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,"
+      "*/*;q=0.2";
+  std::string r = get("/metrics", prometheus);
+  EXPECT_THAT(r, HasSubstr("Content-Type: application/vnd.google.protobuf; "
+                           "proto=io.prometheus.client.MetricFamily; "
+                           "encoding=delimited\r\n"));
+  EXPECT_EQ(Body(r), proto);
+  r = get("/metrics", "");
+  EXPECT_THAT(r, HasSubstr("Content-Type: text/plain; version=0.0.4"));
+  EXPECT_EQ(Body(r), text);
+  EXPECT_EQ(Body(get("/metrics?format=text", prometheus)), text);
+  EXPECT_EQ(Body(get("/metrics?format=protobuf", "")), proto);
+  EXPECT_EQ(Body(get("/metrics", "text/plain")), text);
 }
 
 TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
