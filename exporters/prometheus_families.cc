@@ -60,6 +60,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     internal::AddKernelDiagFamilies(snapshot->topology, out);
     internal::AddDeviceIoFamilies(*snapshot, out);
     internal::AddSamplerFamilies(*snapshot, out);
+    if (snapshot->queues) internal::AddQueueFamilies(*snapshot->queues, out);
     if (snapshot->actuator) {
       internal::AddActuatorFamilies(*snapshot->actuator, out);
     }

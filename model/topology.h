@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "model/actuation.h"
 #include "model/histogram.h"
+#include "model/queues.h"
 #include "model/types.h"
 
 namespace pathwise::model {
@@ -271,6 +272,8 @@ struct IoReading {
   std::optional<SamplerStats> sampler;
   // Controller probes, keyed by controller name; empty when probes are off.
   std::map<std::string, ControllerProbeStats, std::less<>> controller_probe;
+  // The NVMe/TCP queue map (collectors/queue_source.h); --queues only.
+  std::optional<QueueMap> queues;
 };
 
 struct Snapshot : IoReading {
