@@ -23,10 +23,19 @@ CLI::Validator Want(const std::string& name, const std::string& want, Ok ok) {
 
 bool IsBool(const std::string& t) { return t == "true" || t == "false"; }
 
+// A string option stored through a callback, as agent/cli_flags.cc adds
+// them: an empty value is then checked by the validator, not refused by
+// CLI11 as missing.
+CLI::Option* AddString(CLI::App& app, const std::string& name, std::string* out,
+                       const std::string& help) {
+  return app.add_option_function<std::string>(
+      "--" + name, [out](const std::string& t) { *out = t; }, help);
+}
+
 }  // namespace
 
 void AddQueuesFlags(CLI::App& app, Options* o) {
-  app.add_option("--format", o->format, "Output format: text or json.")
+  AddString(app, "format", &o->format, "Output format: text or json.")
       ->type_name("text|json")
       ->default_str("text")
       ->check(Want(
@@ -38,10 +47,10 @@ void AddQueuesFlags(CLI::App& app, Options* o) {
                "queue's flow, NIC queue, IRQ and io_work CPU, and why each; "
                "nothing is changed.")
       ->check(Want("plan", "want true or false", IsBool));
-  app.add_option("--sysfs_root", o->sysfs_root,
-                 "Where sysfs is mounted. Anything but /sys is bound over "
-                 "/sys in a private mount namespace (needs CAP_SYS_ADMIN); "
-                 "sock_diag and /proc stay the running kernel's.")
+  AddString(app, "sysfs_root", &o->sysfs_root,
+            "Where sysfs is mounted. Anything but /sys is bound over "
+            "/sys in a private mount namespace (needs CAP_SYS_ADMIN); "
+            "sock_diag and /proc stay the running kernel's.")
       ->type_name("DIR")
       ->default_str(o->sysfs_root)
       ->check(Want("sysfs_root", "must not be empty",
@@ -62,8 +71,8 @@ void AddQueuesFlags(CLI::App& app, Options* o) {
           Want("bpf", "want auto, required or off", [](const std::string& t) {
             return t == "auto" || t == "required" || t == "off";
           }));
-  app.add_option("--log_level", o->log_level,
-                 "Log level: debug, info, warn or error. Logs go to stderr.")
+  AddString(app, "log_level", &o->log_level,
+            "Log level: debug, info, warn or error. Logs go to stderr.")
       ->type_name("LEVEL")
       ->default_str(o->log_level)
       ->check(Want("log_level", "want debug, info, warn or error",

@@ -1,4 +1,5 @@
 // pathwise: the agent binary. See `pathwise --help`.
+#include <bpf/libbpf.h>
 #include <malloc.h>
 #include <signal.h>
 
@@ -198,6 +199,9 @@ int Topology(Options o) {
 // `pathwise queues`: one reading of the NVMe/TCP queue map, printed; with
 // --plan, the commands that would align it.
 int Queues(const Options& o) {
+  // libbpf's own lines would interleave with the output; a failed load is
+  // reported in the map (bpf.unknown) with the verifier's tail.
+  if (o.log_level != "debug") libbpf_set_print(nullptr);
   // PresentSysfsRoot put --sysfs_root at /sys.
   collectors::QueueSource source(collectors::QueueScanRoots{},
                                  o.bpf != BpfMode::kOff);

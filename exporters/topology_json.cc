@@ -6,6 +6,7 @@
 
 #include "absl/time/time.h"
 #include "exporters/labels.h"
+#include "exporters/queues_view.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -323,6 +324,8 @@ json SnapshotToJson(const model::Snapshot& snap) {
   j["sampler"] = SamplerJson(snap.sampler);
   j["probes"] = ProbesJson(snap.controller_probe);
   j["scoring"] = ScoringJson(snap.topology, snap.scoring);
+  // The NVMe/TCP queue map, with --queues only (no key otherwise).
+  if (snap.queues) j["queues"] = QueueMapToJson(*snap.queues);
   return j;
 }
 

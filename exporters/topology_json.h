@@ -41,7 +41,7 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
 // failovers), "sampler" ({dropped, programs} or null), "probes" (by
 // controller: latency_seconds as above, failures by reason, unreachable;
 // {} with probes off) and "scoring" ({paths, heads, iopolicy_recommended}
-// or null).
+// or null); with --queues, "queues" (exporters/queues_view.h).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 // `j` as the JSON routes and commands print it: indented by `indent`

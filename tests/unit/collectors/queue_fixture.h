@@ -36,7 +36,7 @@ inline RawQueueScan FourQueuesOnTwoChannelsScan() {
     s.remote_addr = "192.168.7.2";
     s.remote_port = 4420;
     s.state = 1;
-    s.info = model::TcpSocketInfo{.rtt_us = 250 + qid,
+    s.info = model::TcpSocketInfo{.rtt_us = static_cast<uint32_t>(250 + qid),
                                   .unacked = static_cast<uint32_t>(qid),
                                   .total_retrans = 3,
                                   .bytes_sent = 1000,

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "exporters/prometheus_families.h"
+#include "exporters/topology_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
@@ -119,6 +120,13 @@ TEST(QueuesExposition, FamiliesOnlyWithTheMap) {
   const model::Snapshot off = model::MakeSyntheticSnapshot({});
   EXPECT_THAT(SerializeText(BuildFamilies(&off, kBuild)),
               Not(HasSubstr("pathwise_queue")));
+}
+
+TEST(QueuesSnapshotJson, OnlyWithTheMap) {
+  const nlohmann::json j = SnapshotToJson(WithQueues());
+  EXPECT_EQ(j["queues"]["controllers"][0]["name"], "nvme0");
+  EXPECT_FALSE(
+      SnapshotToJson(model::MakeSyntheticSnapshot({})).contains("queues"));
 }
 
 TEST(QueuesExposition, PromtoolAcceptsIt) {
