@@ -2,8 +2,8 @@
 # read independently in the guest (2 CPUs, veth pairs with 2 queue pairs):
 # per controller its sockets and their local ports and byte counts (ss
 # -tinH), one qid per queue (queue_count from sysfs), each I/O queue's
-# io_work CPU (nvme_tcp on 6.12 binds qid q to online CPU (q-1) mod N when
-# wq_unbound is off), the hardware contexts' CPU lists (sysfs mq/*/cpu_list),
+# io_work CPU (the one CPU of its hardware context, sysfs mq/N/cpu_list,
+# with 2 CPUs and 2 contexts per type), the contexts' CPU lists,
 # the egress device and its queue counts (sysfs), and no queue IRQs (a veth
 # has none; /proc/interrupts agrees). Then path 1's controller reconnects
 # with 2 write queues on top: new sockets and ports, 4 I/O queues on a
@@ -48,7 +48,11 @@ check_controller() { # json i label
   expect_eq "$what $c: egress device" "$(jq -r "$sel | .netdev" "$j")" "tbh$i"
   for ((q = 1; q < qc; q++)); do
     cpu=$(jq -r "$sel | .flows[] | select(.qid == $q) | .io_cpu" "$j")
-    expect_eq "$what $c qid $q: io_cpu" "$cpu" "$(((q - 1) % ncpu))"
+    # nvme_tcp runs queue q's io_work on a CPU of hardware context q-1
+    # (6.12: the (q-1)th online CPU of its type; later kernels: the least
+    # used CPU of that context's map); here each context has one CPU.
+    expect_eq "$what $c qid $q: io_cpu (mq/$((q - 1))/cpu_list)" "$cpu" \
+      "$(tr -d ' \n' <"/sys/block/${TB_PATHS[i]}/mq/$((q - 1))/cpu_list")"
     port=$(jq -r "$sel | .flows[] | select(.qid == $q) | .local_port" "$j")
     # An idle I/O queue's socket receives nothing between the two reads.
     expect_eq "$what $c qid $q: bytes_received (ss)" \
