@@ -84,9 +84,21 @@ void JoinFlows(const RawTcpController& rc, const FabricsAddress& addr,
     f.socket = s;
     if (q != nullptr) {
       f.qid = q->qid;
-      if (q->io_cpu >= 0) f.io_cpu = q->io_cpu;
+      if (q->io_cpu >= 0) {
+        f.io_cpu = q->io_cpu;
+      } else {
+        // nvme_tcp leaves the admin queue, and every queue with
+        // wq_unbound, to any CPU.
+        f.queue_unknown = "io_cpu: none (unbound work: any CPU)";
+      }
       f.tx_queue = q->tx_queue;
       f.rx_queue = q->rx_queue;
+      if (!f.tx_queue || !f.rx_queue) {
+        f.nic_queue_unknown =
+            "unknown (none recorded on the socket yet: nothing sent or "
+            "received through a multi-queue device since it was set, or a "
+            "driver that records no RX queue)";
+      }
     } else if (j.bpf_ran) {
       f.queue_unknown =
           "unknown (the BPF iterator found no nvme_tcp queue behind this "

@@ -161,9 +161,18 @@ struct Planner {
 
   void Transmit(const model::Netdev& d, const Flow& x) {
     if (d.tx.size() < 2) return;  // nothing to choose
-    std::optional<int> q = QueueOnCpu(d, d.tx, *x.f->io_cpu);
+    const int cpu = *x.f->io_cpu;
+    std::optional<int> q = QueueOnCpu(d, d.tx, cpu);
+    // No queue completes on that CPU: one no other CPU transmits on yet,
+    // else the one the flow uses.
+    for (size_t i = 0; !q && i < d.tx.size(); ++i) {
+      const auto it = xps.find({d.name, d.tx[i].index});
+      if (it == xps.end() || it->second == model::CpuSet{cpu}) {
+        q = d.tx[i].index;
+      }
+    }
     if (!q) q = x.f->tx_queue;
-    if (q) Insert(xps[{d.name, *q}], *x.f->io_cpu);
+    if (q) Insert(xps[{d.name, *q}], cpu);
   }
 
   // One mask per queue: every io_cpu whose flows should use it.
@@ -222,9 +231,10 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
     int unknown = 0;
     std::vector<Flow> flows;
     for (const model::TcpQueueFlow& f : c.flows) {
+      if (f.qid && *f.qid == 0) continue;  // the admin queue carries no I/O
       if (!f.qid || !f.io_cpu) {
         ++unknown;
-      } else if (*f.qid > 0) {  // the admin queue carries no I/O
+      } else {
         flows.push_back({&c, &f});
       }
     }
@@ -233,7 +243,7 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
     if (unknown > 0) {
       notes->push_back(absl::StrCat(
           c.name, ": no per-flow steps for ", unknown,
-          " flows whose queue or io_cpu is unknown (",
+          " flows whose queue or io_cpu is unknown or unbound (",
           m.bpf_unknown.empty() ? "needs BPF" : m.bpf_unknown, ")"));
     }
   }
@@ -241,11 +251,15 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
   p.Flush(p.xps, /*tx=*/true);
   for (const model::QueueMismatch& x : m.mismatches) {
     if (x.kind != model::QueueMismatchKind::kOversubscribed) continue;
-    p.Add(absl::StrCat("ethtool -L ", x.netdev, " combined ", x.io_queues),
-          absl::StrCat(x.controller, " has ", x.io_queues, " I/O queues but ",
-                       x.netdev, " ", x.nic_queues,
-                       " queue pairs: more channels give each its own (where "
-                       "the NIC has them)"));
+    const model::Netdev* d = FindNetdev(m, x.netdev);
+    // A virtual device's queues are fixed when it is created.
+    if (d != nullptr && !d->driver.empty()) {
+      p.Add(absl::StrCat("ethtool -L ", x.netdev, " combined ", x.io_queues),
+            absl::StrCat(x.controller, " has ", x.io_queues, " I/O queues but ",
+                         x.netdev, " ", x.nic_queues,
+                         " queue pairs: more channels give each its own (where "
+                         "the NIC has them)"));
+    }
     p.Add(
         absl::StrCat("nvme connect ... --nr-io-queues=", x.nic_queues,
                      "  # reconnect ", x.controller),

@@ -170,12 +170,17 @@ TEST(QueueMap, ControllersSharingAPortalNeedBpf) {
   }
   // With BPF the controller instance decides.
   raw.bpf = std::vector<BpfSocketQueue>{
-      {"10.77.1.1", 40001, "10.77.1.2", 4420, 0, 0, 1, std::nullopt, 0},
+      {"10.77.1.1", 40001, "10.77.1.2", 4420, 0, 0, -1, std::nullopt, 0},
       {"10.77.1.1", 40002, "10.77.1.2", 4420, 0, 1, 0, 1, 1},
       {"10.77.1.1", 40003, "10.77.1.2", 4420, 1, 0, 1, 0, 0}};
   m = BuildQueueMap(raw);
   ASSERT_EQ(m.controllers[0].flows.size(), 2u);
   EXPECT_EQ(m.controllers[0].flows[0].qid, 0);
+  // The admin queue's work is unbound; its TX queue was never recorded.
+  EXPECT_FALSE(m.controllers[0].flows[0].io_cpu.has_value());
+  EXPECT_THAT(m.controllers[0].flows[0].queue_unknown, HasSubstr("unbound"));
+  EXPECT_THAT(m.controllers[0].flows[0].nic_queue_unknown,
+              HasSubstr("none recorded on the socket"));
   EXPECT_EQ(m.controllers[0].flows[1].qid, 1);
   EXPECT_EQ(m.controllers[0].flows[1].io_cpu, 0);
   EXPECT_EQ(m.controllers[0].flows[1].tx_queue, 1);

@@ -85,6 +85,7 @@ TEST(QueuePlan, RpsOnADeviceWithoutIrqs) {
   raw.irqs.clear();
   raw.netdevs[0].driver = "";
   model::QueueMap m = collectors::BuildQueueMap(raw);
+  m.mismatches = collectors::FindMismatches(m);
   std::vector<std::string> notes;
   const std::vector<std::string> cmds = Commands(BuildQueuePlan(m, &notes));
   // rx-0 carries qids 1 and 2 (CPUs 0, 1), rx-1 qids 3 and 4 (CPUs 2, 3).
@@ -93,6 +94,15 @@ TEST(QueuePlan, RpsOnADeviceWithoutIrqs) {
   EXPECT_THAT(cmds,
               Contains("echo c > /sys/class/net/eth0/queues/rx-1/rps_cpus"));
   EXPECT_THAT(cmds, Not(Contains(HasSubstr("ethtool -N"))));
+  // XPS spreads the CPUs over the TX queues none completes on: CPU 0 on
+  // tx-0, CPU 1 on tx-1, then 2 and 3 where their flows already are.
+  EXPECT_THAT(cmds,
+              Contains("echo 1 > /sys/class/net/eth0/queues/tx-0/xps_cpus"));
+  EXPECT_THAT(cmds,
+              Contains("echo e > /sys/class/net/eth0/queues/tx-1/xps_cpus"));
+  // A virtual device's queue count is fixed: only fewer I/O queues.
+  EXPECT_THAT(cmds, Not(Contains(HasSubstr("ethtool -L"))));
+  EXPECT_THAT(cmds, Contains(HasSubstr("--nr-io-queues=2")));
 }
 
 TEST(QueuePlan, WithoutBpfOnlyNotesAndQueueCounts) {
