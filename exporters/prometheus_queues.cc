@@ -98,6 +98,47 @@ void AddFlow(const model::TcpController& c, const model::TcpQueueFlow& f,
     AddGauge(ff.nic_queue, With(l, {{"direction", "rx"}}), *f.rx_queue);
 }
 
+// Per device: its queue counts and each queue IRQ's CPUs.
+void AddNetdevFamilies(const model::QueueMap& m,
+                       std::vector<MetricFamily>& out) {
+  MetricFamily nic =
+      Family("pathwise_queue_nic_queues",
+             "Queues of a network device an NVMe/TCP controller leaves on, by "
+             "direction.",
+             MetricType::Gauge);
+  MetricFamily irq_cpus = Family(
+      "pathwise_queue_nic_irq_cpus",
+      "CPUs a NIC queue's IRQ is delivered to (effective affinity where the "
+      "kernel has it, else smp_affinity_list); the value is their count.",
+      MetricType::Gauge);
+  for (const model::Netdev& d : m.netdevs) {
+    AddGauge(nic, {{"netdev", d.name}, {"direction", "tx"}},
+             static_cast<double>(d.tx.size()));
+    AddGauge(nic, {{"netdev", d.name}, {"direction", "rx"}},
+             static_cast<double>(d.rx.size()));
+    for (const auto& [qs, dir] :
+         {std::pair{&d.rx, "rx"}, std::pair{&d.tx, "tx"}}) {
+      for (const model::NicQueue& q : *qs) {
+        if (!q.irq) continue;
+        for (const model::Irq& i : d.irqs) {
+          if (i.number != *q.irq) continue;
+          const model::CpuSet& cpus =
+              i.effective_affinity.empty() ? i.affinity : i.effective_affinity;
+          AddGauge(irq_cpus,
+                   {{"netdev", d.name},
+                    {"direction", dir},
+                    {"queue", absl::StrCat(q.index)},
+                    {"irq", absl::StrCat(i.number)},
+                    {"cpus", CpuListText(cpus)}},
+                   static_cast<double>(cpus.size()));
+        }
+      }
+    }
+  }
+  Push(out, std::move(nic));
+  Push(out, std::move(irq_cpus));
+}
+
 }  // namespace
 
 void AddQueueFamilies(const model::QueueMap& m,
@@ -138,40 +179,6 @@ void AddQueueFamilies(const model::QueueMap& m,
     }
     for (const model::TcpQueueFlow& f : c.flows) AddFlow(c, f, ff);
   }
-  MetricFamily nic =
-      Family("pathwise_queue_nic_queues",
-             "Queues of a network device an NVMe/TCP controller leaves on, by "
-             "direction.",
-             MetricType::Gauge);
-  MetricFamily irq_cpus = Family(
-      "pathwise_queue_nic_irq_cpus",
-      "CPUs a NIC queue's IRQ is delivered to (effective affinity where the "
-      "kernel has it, else smp_affinity_list); the value is their count.",
-      MetricType::Gauge);
-  for (const model::Netdev& d : m.netdevs) {
-    AddGauge(nic, {{"netdev", d.name}, {"direction", "tx"}},
-             static_cast<double>(d.tx.size()));
-    AddGauge(nic, {{"netdev", d.name}, {"direction", "rx"}},
-             static_cast<double>(d.rx.size()));
-    for (const auto& [qs, dir] :
-         {std::pair{&d.rx, "rx"}, std::pair{&d.tx, "tx"}}) {
-      for (const model::NicQueue& q : *qs) {
-        if (!q.irq) continue;
-        for (const model::Irq& i : d.irqs) {
-          if (i.number != *q.irq) continue;
-          const model::CpuSet& cpus =
-              i.effective_affinity.empty() ? i.affinity : i.effective_affinity;
-          AddGauge(irq_cpus,
-                   {{"netdev", d.name},
-                    {"direction", dir},
-                    {"queue", absl::StrCat(q.index)},
-                    {"irq", absl::StrCat(i.number)},
-                    {"cpus", CpuListText(cpus)}},
-                   static_cast<double>(cpus.size()));
-        }
-      }
-    }
-  }
   MetricFamily mismatches = Family(
       "pathwise_queue_mismatches",
       "Misalignments of the NVMe/TCP chain found, by kind: rx_irq_off_worker "
@@ -188,8 +195,7 @@ void AddQueueFamilies(const model::QueueMap& m,
   Push(out, std::move(io_queues));
   Push(out, std::move(flows));
   Push(out, std::move(hctx));
-  Push(out, std::move(nic));
-  Push(out, std::move(irq_cpus));
+  AddNetdevFamilies(m, out);
   Push(out, std::move(mismatches));
   for (MetricFamily* f :
        {&ff.info, &ff.rtt, &ff.retrans, &ff.sent, &ff.received, &ff.unacked,
