@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "agent/cli_flags.h"
+#include "agent/cli_queues.h"
 
 namespace pathwise::agent {
 namespace {
@@ -56,6 +57,7 @@ struct Commands {
   CLI::App* serve;
   CLI::App* snapshot;
   CLI::App* topology;
+  CLI::App* queues;
   CLI::App* lab;
   CLI::App* help;
   CLI::App* version;
@@ -96,12 +98,22 @@ Commands BuildApp(CLI::App& app, Options* o) {
       "print subsystem -> head -> paths, like `nvme show-topology`");
   AddTopologyFlags(*c.topology, o);
 
+  c.queues = app.add_subcommand(
+      "queues",
+      "print each NVMe/TCP I/O queue's chain (qid, io_work CPU, TCP flow, "
+      "NIC queues, IRQ and its CPUs) with mismatches marked; --plan prints "
+      "the commands that would align them");
+  AddQueuesFlags(*c.queues, o);
+  AddQueuesOptIn(*c.serve, o);
+  AddQueuesOptIn(*c.snapshot, o);
+
   c.lab = app.add_subcommand("lab");
   lab::AddLabFlags(*c.lab, &o->lab);
 
   c.help = app.add_subcommand("help", "print this help and exit");
   c.version = app.add_subcommand("version", "print the version and exit");
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.help, c.version}) {
+  for (CLI::App* sub :
+       {c.serve, c.snapshot, c.topology, c.queues, c.help, c.version}) {
     sub->allow_extras();
   }
   // Set last: subcommands inherit the footer of their parent.
@@ -164,7 +176,7 @@ std::string FullHelp(CLI::App& app, const Commands& c) {
   // Not app.help(): that is the help of the command parsed, if any.
   std::string out = app.get_formatter()->make_help(&app, "pathwise",
                                                    CLI::AppFormatMode::Normal);
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology}) {
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.queues}) {
     absl::StrAppend(&out, "\n", sub->help("pathwise"));
   }
   return out;
@@ -240,8 +252,8 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     // The first argument was neither a flag nor a command.
     return absl::InvalidArgumentError(
         absl::StrCat("unknown command \"", args.front(),
-                     "\": want serve, snapshot, topology or lab (see "
-                     "pathwise --help)"));
+                     "\": want serve, snapshot, topology, queues or lab "
+                     "(see pathwise --help)"));
   }
   CLI::App* sub = app.get_subcommands().front();
   if (absl::Status s = LeftoverError(app, sub->get_name(), sub->remaining());
@@ -253,6 +265,9 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     if (o.format.empty()) o.format = "prometheus";
   } else if (sub == c.topology) {
     o.command = Command::kTopology;
+    if (o.format.empty()) o.format = "text";
+  } else if (sub == c.queues) {
+    o.command = Command::kQueues;
     if (o.format.empty()) o.format = "text";
   } else {
     o.command = Command::kServe;

@@ -1,5 +1,5 @@
 // Command line of the `pathwise` binary: one CLI11 App with the subcommands
-// serve (the default), snapshot, topology and lab, built afresh by each
+// serve (the default), snapshot, topology, queues and lab, built afresh by each
 // ParseArgs call so that parsing keeps no state between calls.
 //
 // The contract for bad input is exit 2 with one line, `pathwise: <message>`;
@@ -21,7 +21,15 @@
 
 namespace pathwise::agent {
 
-enum class Command { kServe, kSnapshot, kTopology, kLab, kHelp, kVersion };
+enum class Command {
+  kServe,
+  kSnapshot,
+  kTopology,
+  kQueues,
+  kLab,
+  kHelp,
+  kVersion
+};
 
 enum class BpfMode { kAuto, kRequired, kOff };
 
@@ -58,6 +66,10 @@ struct Options {
   std::optional<bool> kernel_queue_depth;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
+  // Queues and flows: serve/snapshot --queues exports the queue map;
+  // `pathwise queues --plan` prints the tuning plan.
+  bool queues = false;
+  bool queues_plan = false;
   // Command::kHelp: what to print, the help of the command it was asked of
   // (`pathwise snapshot --help`) or of the whole binary.
   std::string help;

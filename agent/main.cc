@@ -1,4 +1,5 @@
 // pathwise: the agent binary. See `pathwise --help`.
+#include <bpf/libbpf.h>
 #include <malloc.h>
 #include <signal.h>
 
@@ -18,10 +19,13 @@
 #include "agent/pipeline.h"
 #include "agent/stages.h"
 #include "agent/version.h"
+#include "collectors/queue_source.h"
 #include "collectors/sysfs_namespace.h"
+#include "control/queue_plan.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
+#include "exporters/queues_view.h"
 #include "exporters/topology_json.h"
 #include "exporters/topology_text.h"
 #include "exporters/web_config.h"
@@ -193,6 +197,46 @@ int Topology(Options o) {
   });
 }
 
+// `pathwise queues`: one reading of the NVMe/TCP queue map, printed; with
+// --plan, the commands that would align it.
+int Queues(const Options& o) {
+  // libbpf's own lines would interleave with the output; a failed load is
+  // reported in the map (bpf.unknown) with the verifier's tail.
+  if (o.log_level != "debug") libbpf_set_print(nullptr);
+  // PresentSysfsRoot put --sysfs_root at /sys.
+  collectors::QueueSource source(collectors::QueueScanRoots{},
+                                 o.bpf != BpfMode::kOff);
+  const model::QueueMap m = source.Collect();
+  if (o.bpf == BpfMode::kRequired && !m.bpf_queues && !m.controllers.empty()) {
+    Fatal(absl::StrCat("--bpf=required: ", m.bpf_unknown));
+    return kExitRuntime;
+  }
+  if (o.queues_plan) {
+    std::vector<std::string> notes;
+    const std::vector<control::PlanStep> steps =
+        control::BuildQueuePlan(m, &notes);
+    if (o.format == "json") {
+      nlohmann::json j = {{"steps", nlohmann::json::array()}, {"notes", notes}};
+      for (const control::PlanStep& s : steps) {
+        j["steps"].push_back({{"command", s.command}, {"why", s.why}});
+      }
+      std::cout << exporters::JsonText(j);
+    } else {
+      for (const control::PlanStep& s : steps) {
+        std::cout << "# " << s.why << "\n" << s.command << "\n";
+      }
+      for (const std::string& n : notes) std::cout << "# note: " << n << "\n";
+      if (steps.empty()) std::cout << "# nothing to change\n";
+    }
+  } else if (o.format == "json") {
+    std::cout << exporters::JsonText(exporters::QueueMapToJson(m));
+  } else {
+    std::cout << exporters::QueueMapToText(m);
+  }
+  std::cout.flush();
+  return std::cout.good() ? 0 : kExitRuntime;
+}
+
 int Main(int argc, char** argv) {
   absl::StatusOr<Options> opts =
       ParseArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -226,6 +270,8 @@ int Main(int argc, char** argv) {
       return Snapshot(o);
     case Command::kTopology:
       return Topology(o);
+    case Command::kQueues:
+      return Queues(o);
     default:
       return Serve(o);
   }

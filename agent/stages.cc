@@ -16,6 +16,7 @@
 #include "collectors/bpf_io_collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
+#include "collectors/queue_source.h"
 #include "collectors/sysfs_reader.h"
 #include "control/iopolicy_actuator.h"
 #include "control/iopolicy_file.h"
@@ -172,6 +173,13 @@ absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
       std::make_unique<collectors::NvmeTopologyCollector>(reader));
   if (absl::Status s = AddIoSource(o, reader, pipeline); !s.ok()) return s;
   AddProber(o, pipeline);
+  if (o.queues) {
+    // The map reads sysfs under /sys, where PresentSysfsRoot put the root.
+    pipeline.AddIoSource(std::make_unique<collectors::QueueIoSource>(
+        std::make_unique<collectors::QueueSource>(collectors::QueueScanRoots{},
+                                                  o.bpf != BpfMode::kOff)));
+    spdlog::info("queue map on (--queues): pathwise_queue_*, pathwise_flow_*");
+  }
   scoring::ScoringOptions so;
   so.config = o.scoring;
   so.interval = o.interval;

@@ -7,6 +7,7 @@
 #include <array>
 
 #include "absl/strings/string_view.h"
+#include "model/queues.h"
 #include "model/topology.h"
 #include "model/types.h"
 
@@ -253,6 +254,22 @@ inline absl::string_view RecommendedIopolicyText(
   return rec.iopolicy == model::Iopolicy::kUnknown
              ? IopolicyText(s)
              : IopolicyLabel(rec.iopolicy);
+}
+
+// Queues and flows (model/queues.h).
+inline absl::string_view QueueMismatchLabel(model::QueueMismatchKind k) {
+  switch (k) {
+    case model::QueueMismatchKind::kRxIrqOffWorker:
+      return "rx_irq_off_worker";
+    case model::QueueMismatchKind::kSharedNicQueue:
+      return "shared_nic_queue";
+    case model::QueueMismatchKind::kOversubscribed:
+      return "oversubscribed";
+  }
+  return "unknown";
+}
+inline absl::string_view NicDirectionLabel(model::NicDirection d) {
+  return d == model::NicDirection::kTx ? "tx" : "rx";
 }
 
 }  // namespace pathwise::exporters

@@ -66,6 +66,7 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     internal::AddKernelDiagFamilies(snapshot->topology, out);
     internal::AddDeviceIoFamilies(*snapshot, options.histogram_buckets, out);
     internal::AddSamplerFamilies(*snapshot, out);
+    if (snapshot->queues) internal::AddQueueFamilies(*snapshot->queues, out);
     if (snapshot->actuator) {
       internal::AddActuatorFamilies(*snapshot->actuator, out);
     }

@@ -86,6 +86,10 @@ void AddDeviceIoFamilies(const model::Snapshot& snapshot,
 // The eBPF sampler's own statistics (pathwise_bpf_*).
 void AddSamplerFamilies(const model::Snapshot& snapshot,
                         std::vector<prometheus::MetricFamily>& out);
+// The NVMe/TCP queue map's families (pathwise_queue_*, pathwise_flow_*),
+// with --queues only.
+void AddQueueFamilies(const model::QueueMap& m,
+                      std::vector<prometheus::MetricFamily>& out);
 // The actuators' families (pathwise_actuator_*).
 void AddActuatorFamilies(const model::ActuatorReport& report,
                          std::vector<prometheus::MetricFamily>& out);

@@ -6,6 +6,7 @@
 
 #include "absl/time/time.h"
 #include "exporters/labels.h"
+#include "exporters/queues_view.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -353,6 +354,8 @@ json SnapshotToJson(const model::Snapshot& snap) {
     j["ana_logs"] = AnaLogsJson(snap.controller_ana);
   }
   j["scoring"] = ScoringJson(snap.topology, snap.scoring);
+  // The NVMe/TCP queue map, with --queues only (no key otherwise).
+  if (snap.queues) j["queues"] = QueueMapToJson(*snap.queues);
   return j;
 }
 

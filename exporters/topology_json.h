@@ -41,8 +41,9 @@ nlohmann::json TopologyToJson(const model::Topology& topology,
 // failovers), "sampler" ({dropped, programs} or null), "probes" (by
 // controller: latency_seconds as above, failures by reason, unreachable;
 // {} with probes off), "ana_logs" only where the prober read ANA log pages
-// (by controller: change_count, groups [{id, state, nsids}], read_at, error)
-// and "scoring" ({paths, heads, iopolicy_recommended} or null).
+// (by controller: change_count, groups [{id, state, nsids}], read_at, error),
+// "scoring" ({paths, heads, iopolicy_recommended} or null) and, with
+// --queues, "queues" (exporters/queues_view.h).
 nlohmann::json SnapshotToJson(const model::Snapshot& snapshot);
 
 // `j` as the JSON routes and commands print it: indented by `indent`

@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "model/actuation.h"
 #include "model/histogram.h"
+#include "model/queues.h"
 #include "model/types.h"
 
 namespace pathwise::model {
@@ -294,6 +295,8 @@ struct IoReading {
   // The prober's ANA log page reads, keyed by controller name; only
   // controllers without ANA state in sysfs that report ANA.
   std::map<std::string, ControllerAnaLog, std::less<>> controller_ana;
+  // The NVMe/TCP queue map (collectors/queue_source.h); --queues only.
+  std::optional<QueueMap> queues;
 };
 
 struct Snapshot : IoReading {

@@ -157,7 +157,11 @@ _tb_setup_tcp() {
   modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
   ip netns add tgt && ip -n tgt link set lo up || return 1
   for ((i = 0; i < n; i++)); do
-    ip link add "tbh$i" type veth peer name "tbt$i" || return 1
+    # --nic-queues: multi-queue veth pairs (each end N TX and N RX queues).
+    ip link add "tbh$i" numtxqueues "${TB_NIC_QUEUES:-1}" \
+      numrxqueues "${TB_NIC_QUEUES:-1}" type veth peer name "tbt$i" \
+      numtxqueues "${TB_NIC_QUEUES:-1}" numrxqueues "${TB_NIC_QUEUES:-1}" ||
+      return 1
     ip link set "tbt$i" netns tgt
     ip addr add "10.77.$i.1/24" dev "tbh$i"
     ip link set "tbh$i" up

@@ -1,0 +1,36 @@
+// The tuning plan of `pathwise queues --plan`: shell commands that would
+// align each NVMe/TCP I/O queue's flow, NIC queue, IRQ and io_work CPU,
+// each with why. Pure: it reads a model::QueueMap and writes text; nothing
+// is applied (that is the operator's call).
+#ifndef PATHWISE_CONTROL_QUEUE_PLAN_H_
+#define PATHWISE_CONTROL_QUEUE_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "model/queues.h"
+
+namespace pathwise::control {
+
+struct PlanStep {
+  std::string command;  // one shell command line
+  std::string why;
+};
+
+// A CPU set as the hexadecimal mask sysfs takes (32-bit groups, comma
+// separated, most significant first: {0, 33} is "00000002,00000001").
+std::string CpuMask(const model::CpuSet& cpus);
+
+// The steps, in order: per flow with a known io_cpu, steer its receive
+// to that CPU (an ntuple rule to a queue whose IRQ is already there where
+// the device has one and several RX queues; else the RX IRQ's affinity;
+// RPS on a device without IRQs) and its transmit (XPS: the io_cpu on the
+// TX queue whose IRQ is there, or the one it uses); per over-subscribed
+// controller, fewer I/O queues or more channels. `notes` gets what the
+// plan cannot cover and why (unknown qids without BPF, ...).
+std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
+                                     std::vector<std::string>* notes);
+
+}  // namespace pathwise::control
+
+#endif  // PATHWISE_CONTROL_QUEUE_PLAN_H_

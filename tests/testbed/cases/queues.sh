@@ -1,0 +1,140 @@
+# Queues and flows: `pathwise queues --format json` against ground truth
+# read independently in the guest (2 CPUs, veth pairs with 2 queue pairs):
+# per controller its sockets and their local ports and byte counts (ss
+# -tinH), one qid per queue (queue_count from sysfs), each I/O queue's
+# io_work CPU (the one CPU of its hardware context, sysfs mq/N/cpu_list,
+# with 2 CPUs and 2 contexts per type), the contexts' CPU lists,
+# the egress device and its queue counts (sysfs), and no queue IRQs (a veth
+# has none; /proc/interrupts agrees). Then path 1's controller reconnects
+# with 2 write queues on top: new sockets and ports, 4 I/O queues on a
+# 2-queue-pair device, flagged as over-subscribed. Text and --plan print
+# and change nothing (the XPS/RPS masks read the same before and after).
+# What a veth cannot show: NIC queue IRQs and their affinity (none exist),
+# and a meaningful RX queue per flow (veth records none of its own).
+# Args: PATHWISE_BINARY
+. "$TB_SCRIPT_DIR/assert.sh"
+pw=$1
+ncpu=$(nproc)
+((ncpu >= 2)) || fail "guest has $ncpu CPU(s); run with --cpus 2 or more"
+n=${#TB_CTRLS[@]}
+
+snap() { # label: pathwise's map into $TB_OUT/queues-label.json
+  local out=$TB_OUT/queues-$1.json
+  "$pw" queues --format json --bpf=required >"$out" 2>"$TB_OUT/queues-$1.err" ||
+    fail "pathwise queues ($1): $(cat "$TB_OUT/queues-$1.err")"
+  echo "$out"
+}
+
+# ss_ports i: local ports of the established sockets to path i's target.
+ss_ports() {
+  ss -tnH state established dst "10.77.$1.2" dport = :4420 |
+    awk '{ n = split($3, a, ":"); print a[n] }' | sort -n | xargs
+}
+
+# ss_bytes_received i port: bytes_received of that socket as ss shows it.
+ss_bytes_received() {
+  ss -tinH state established dst "10.77.$1.2" dport = :4420 sport = ":$2" |
+    grep -o 'bytes_received:[0-9]*' | cut -d: -f2
+}
+
+check_controller() { # json i label
+  local j=$1 i=$2 what=$3 c=${TB_CTRLS[$2]} sel qc q cpu port hctx d
+  sel=".controllers[] | select(.name == \"$c\")"
+  qc=$(cat "/sys/class/nvme/$c/queue_count")
+  expect_eq "$what $c: local ports (ss)" \
+    "$(jq -r "$sel | .flows[].local_port" "$j" | sort -n | xargs)" "$(ss_ports "$i")"
+  expect_eq "$what $c: one flow per queue (queue_count $qc)" \
+    "$(jq -r "$sel | .flows[].qid" "$j" | sort -n | xargs)" "$(seq 0 $((qc - 1)) | xargs)"
+  expect_eq "$what $c: egress device" "$(jq -r "$sel | .netdev" "$j")" "tbh$i"
+  for ((q = 1; q < qc; q++)); do
+    cpu=$(jq -r "$sel | .flows[] | select(.qid == $q) | .io_cpu" "$j")
+    # nvme_tcp runs queue q's io_work on a CPU of hardware context q-1
+    # (6.12: the (q-1)th online CPU of its type; later kernels: the least
+    # used CPU of that context's map); here each context has one CPU.
+    expect_eq "$what $c qid $q: io_cpu (mq/$((q - 1))/cpu_list)" "$cpu" \
+      "$(tr -d ' \n' <"/sys/block/${TB_PATHS[i]}/mq/$((q - 1))/cpu_list")"
+    port=$(jq -r "$sel | .flows[] | select(.qid == $q) | .local_port" "$j")
+    # An idle I/O queue's socket receives nothing between the two reads.
+    expect_eq "$what $c qid $q: bytes_received (ss)" \
+      "$(jq -r "$sel | .flows[] | select(.qid == $q) | .tcp.bytes_received" "$j")" \
+      "$(ss_bytes_received "$i" "$port")"
+  done
+  for d in "/sys/block/${TB_PATHS[i]}/mq"/*; do
+    hctx=${d##*/}
+    expect_eq "$what $c hctx $hctx: cpus" \
+      "$(jq -r "$sel | .hctxs[] | select(.index == $hctx) | .cpus | join(\",\")" "$j")" \
+      "$(tr -d ' \n' <"$d/cpu_list")"
+  done
+  expect_eq "$what $c: hctx count" "$(jq -r "$sel | .hctxs | length" "$j")" \
+    "$(ls -d "/sys/block/${TB_PATHS[i]}/mq"/* | wc -l)"
+}
+
+check_netdev() { # json i label
+  local j=$1 i=$2 what=$3 sel
+  sel=".netdevs[] | select(.name == \"tbh$i\")"
+  expect_eq "$what tbh$i: TX queues" "$(jq -r "$sel | .tx | length" "$j")" \
+    "$(ls -d /sys/class/net/tbh$i/queues/tx-* | wc -l)"
+  expect_eq "$what tbh$i: RX queues" "$(jq -r "$sel | .rx | length" "$j")" \
+    "$(ls -d /sys/class/net/tbh$i/queues/rx-* | wc -l)"
+  expect_eq "$what tbh$i: IRQs in /proc/interrupts" "$(grep -c "tbh$i" /proc/interrupts)" 0
+  expect_eq "$what tbh$i: IRQs in the map" "$(jq -r "$sel | .irqs | length" "$j")" 0
+  jq -r "$sel | .irq_unknown" "$j" | grep -q "virtual device" ||
+    fail "$what tbh$i: irq_unknown says $(jq -r "$sel | .irq_unknown" "$j")"
+}
+
+masks() { cat /sys/class/net/tbh*/queues/*/{xps,rps}_cpus 2>/dev/null | md5sum; }
+
+# Some I/O so that the I/O queues' sockets have carried traffic.
+tb_fio --runtime=2 --output="$TB_OUT/fio.txt" >/dev/null || fail "fio"
+sleep 0.5
+j=$(snap before)
+expect_eq "BPF queues" "$(jq -r .bpf.queues "$j")" true
+expect_eq "online CPUs" "$(jq -r .online_cpus "$j")" "$ncpu"
+for ((i = 0; i < n; i++)); do
+  check_controller "$j" "$i" before
+  check_netdev "$j" "$i" before
+done
+expect_eq "mismatches with 2 I/O queues on 2 queue pairs" \
+  "$(jq -r '[.mismatches[] | select(.kind == "oversubscribed")] | length' "$j")" 0
+jq -r '.controllers[].flows[] | "qid \(.qid) cpu \(.io_cpu) port \(.local_port) tx \(.tx_queue) rx \(.rx_queue)"' "$j"
+
+# Text and plan: print, change nothing.
+m0=$(masks)
+"$pw" queues >"$TB_OUT/queues.txt" || fail "pathwise queues (text)"
+"$pw" queues --plan >"$TB_OUT/plan.txt" || fail "pathwise queues --plan"
+grep -q "^${TB_CTRLS[0]} tcp 10.77.0.2:4420" "$TB_OUT/queues.txt" ||
+  fail "text view: $(head -5 "$TB_OUT/queues.txt")"
+expect_eq "masks after --plan" "$(masks)" "$m0"
+cat "$TB_OUT/plan.txt"
+
+# Reconnect path 1 with 2 write queues on top of the 2 default ones.
+old_ports=$(ss_ports 1)
+nvme disconnect -d "${TB_CTRLS[1]}" >/dev/null || fail "disconnect"
+tb_wait 20 eval "[[ -z \$(ss_ports 1) ]]" || fail "path 1 sockets stayed"
+nvme connect -t tcp -a 10.77.1.2 -s 4420 -n "$TB_NQN" --hostnqn="$TB_HOSTNQN" \
+  --hostid="$TB_HOSTID" --reconnect-delay=1 --nr-write-queues=2 >/dev/null ||
+  fail "connect with write queues"
+tb_wait 30 _tb_all_ready || fail "path 1 did not come back"
+tb_refresh
+expect_eq "queue_count after reconnect" "$(cat "/sys/class/nvme/${TB_CTRLS[1]}/queue_count")" 5
+new_ports=$(ss_ports 1)
+echo "path 1 ports: $old_ports -> $new_ports"
+for p in $old_ports; do
+  [[ " $new_ports " != *" $p "* ]] || echo "note: port $p reused"
+done
+j=$(snap after)
+for ((i = 0; i < n; i++)); do
+  check_controller "$j" "$i" after
+  check_netdev "$j" "$i" after
+done
+for p in $old_ports; do
+  [[ " $new_ports " == *" $p "* ]] && continue
+  expect_eq "after: old port $p gone from the map" \
+    "$(jq -r "[.controllers[].flows[] | select(.local_port == $p)] | length" "$j")" 0
+done
+expect_eq "after: ${TB_CTRLS[1]} over-subscribed (4 I/O queues, 2 queue pairs)" \
+  "$(jq -c --arg c "${TB_CTRLS[1]}" '[.mismatches[] | select(.kind == "oversubscribed" and .controller == $c) | [.io_queues, .nic_queues]]' "$j")" \
+  "[[4,2]]"
+"$pw" queues --plan >"$TB_OUT/plan-after.txt" || fail "pathwise queues --plan (after)"
+grep -q "nr-io-queues=2" "$TB_OUT/plan-after.txt" || fail "plan: $(cat "$TB_OUT/plan-after.txt")"
+pass "queue map matches ss, sysfs and /proc/interrupts, before and after a reconnect"
