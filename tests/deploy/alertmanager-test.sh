@@ -19,14 +19,22 @@ amtool check-config "$cfg"
 tmp=$(mktemp -d)
 am_pid=
 trap 'kill $am_pid 2>/dev/null; wait $am_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-# A free port: bind to 0 and read it back.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$am" --config.file="$cfg" --storage.path="$tmp" --web.listen-address="127.0.0.1:$port" \
-  --cluster.listen-address= >"$tmp/am.log" 2>&1 &
-am_pid=$!
-url=http://127.0.0.1:$port
-for _ in $(seq 100); do curl -sf -o /dev/null "$url/-/ready" && break; sleep 0.1; done
-curl -sf -o /dev/null "$url/-/ready" || { cat "$tmp/am.log"; echo "alertmanager did not start"; exit 1; }
+# A port nobody answers on (tests run in parallel): try a few at random.
+for _ in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 40000))
+  (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && continue
+  "$am" --config.file="$cfg" --storage.path="$tmp" --web.listen-address="127.0.0.1:$port" \
+    --cluster.listen-address= >"$tmp/am.log" 2>&1 &
+  am_pid=$!
+  url=http://127.0.0.1:$port
+  for _ in $(seq 100); do
+    curl -sf -o /dev/null "$url/-/ready" && break 2
+    kill -0 $am_pid 2>/dev/null || break
+    sleep 0.1
+  done
+  kill $am_pid 2>/dev/null; wait $am_pid 2>/dev/null; am_pid=
+done
+[[ -n $am_pid ]] || { cat "$tmp/am.log"; echo "alertmanager did not start"; exit 1; }
 
 nqn=nqn.2026-11.io.pathwise:fleet a=traddr=10.0.0.1,trsvcid=4420 b=traddr=10.0.1.1,trsvcid=4420
 # name|labels (JSON object without alertname); names starting with "muted-"

@@ -11,6 +11,8 @@ root=$(dirname "$(readlink -f "$0")")/../..
 cd "$root/deploy/prometheus"
 promtool check rules pathwise-rules.yml
 promtool test rules tests/*.test.yml
+# The fleet cases are generated; a hand edit would be lost at the next run.
+if command -v python3 >/dev/null; then tests/gen-fleet-tests.py --check; else echo "python3 missing: fleet cases not checked for staleness"; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 ./override-for.sh 5s > "$tmp/rules.yml"
 promtool check rules "$tmp/rules.yml"
