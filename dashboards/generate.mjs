@@ -215,10 +215,95 @@ function head() {
     ]);
 }
 
+// The fleet: every node's series together, by target port (nqn, address) and
+// by host, from the recording rules of group pathwise.fleet
+// (deploy/prometheus/pathwise-rules.yml), which must be loaded where this
+// dashboard's data source queries.
+VARIABLES.nqn = variable("nqn", "Subsystem (NQN)", "label_values(nqn_address:pathwise_hosts:count, nqn)");
+VARIABLES.address = variable("address", "Target port (address)",
+  'label_values(nqn_address:pathwise_hosts:count{nqn=~"$nqn"}, address)');
+const PORT = 'nqn=~"$nqn",address=~"$address"';
+// Each path's target port, as the rules join it: the subsystem's NQN and the
+// address without the host's own part.
+const TARGET_PORT = `max by (job, instance, path, nqn, address) (
+  label_replace(
+      pathwise_path_info{transport=~"tcp|rdma|fc"}
+    * on (job, instance, subsystem) group_left (nqn)
+      max by (job, instance, subsystem, nqn) (pathwise_subsystem_info{nqn=~"$nqn"}),
+    "address", "$1", "address", "(.*?)(?:,(?:src_addr|host_traddr|host_iface)=.*)?"
+  )
+)`;
+// Per path: 2 degraded or failed, 1 in use and healthy, 0 idle.
+const PATH_STATE = `(
+    2 * max by (job, instance, path) (
+        pathwise_path_health{state=~"degraded|failed"} == 1
+      or pathwise_path_ana_state{state=~"inaccessible|persistent-loss"} == 1
+      or (pathwise_path_info and on (job, instance, controller) (pathwise_controller_state{state="live"} == 0))
+    )
+  or on (job, instance, path)
+    max by (job, instance, path) (pathwise_path_health{state="healthy"} == 1)
+  or on (job, instance, path)
+    0 * max by (job, instance, path) (pathwise_path_info)
+)`;
+const fleetMappings = [{ type: "value", options: {
+  0: { text: "idle", color: "text", index: 0 }, 1: { text: "in use, healthy", color: "green", index: 1 },
+  2: { text: "degraded or failed", color: "red", index: 2 } } }];
+const instant = { format: "table", instant: true, range: false };
+
+function fleet() {
+  nextId = 1;
+  const share = { thresholds: { mode: "absolute", steps: [{ color: "green", value: null }, { color: "orange", value: 0.01 }, { color: "red", value: 0.5 }] } };
+  return dashboard("pathwise-fleet", "pathwise / Fleet",
+    "Every node together: is it the host or the target? Target ports by the hosts that use them, the fleet's latency to each, and the hosts with the most degraded paths.",
+    ["datasource", "nqn", "address"], [
+      panel("table", "Firing fleet alerts", { h: 5, w: 24, x: 0, y: 0 }, [target(
+        'sum by (alertname, nqn, address, instance) (ALERTS{alertname=~"PathwiseTargetPortDegraded|PathwiseHostPathsDegraded",alertstate="firing"})',
+        "", instant)], { options: { showHeader: true } }),
+      { ...panel("table", "Target ports: hosts that reach them, use them, see them degraded", { h: 8, w: 12, x: 0, y: 5 }, [
+        target(`nqn_address:pathwise_hosts:count{${PORT}}`, "", instant),
+        target(`nqn_address:pathwise_hosts_active:count{${PORT}}`, "", instant),
+        target(`nqn_address:pathwise_hosts_degraded:count{${PORT}}`, "", instant),
+        target(`nqn_address:pathwise_hosts_degraded:ratio{${PORT}}`, "", instant),
+      ], {
+        description: "One row per target port (subsystem NQN, address). PathwiseTargetPortDegraded fires when the share reaches fleet:pathwise_target_port_degraded_hosts:min_ratio with at least fleet:pathwise_target_port_degraded_hosts:min_count hosts.",
+        options: { showHeader: true, sortBy: [{ displayName: "Value #D", desc: true }] },
+      }), transformations: [{ id: "merge", options: {} }] },
+      ts("Share of the hosts using each target port that see it degraded", { h: 8, w: 12, x: 12, y: 5 }, [
+        target(`nqn_address:pathwise_hosts_degraded:ratio{${PORT}}`, "{{nqn}} {{address}}"),
+        target("fleet:pathwise_target_port_degraded_hosts:min_ratio", "alert threshold"),
+      ], "percentunit", { defaults: { min: 0, max: 1, ...share } }),
+      panel("status-history", "Hosts × target ports (degraded first)", { h: 10, w: 24, x: 0, y: 13 }, [target(
+        `topk(30,\n  max by (instance, nqn, address) (\n    ${TARGET_PORT.replaceAll("\n", "\n    ")}\n    * on (job, instance, path) group_left ()\n    ${PATH_STATE.replaceAll("\n", "\n    ")}\n  )\n  and on (nqn, address) nqn_address:pathwise_hosts:count{${PORT}}\n)`,
+        "{{instance}} → {{address}}")], {
+        description: "Each row one host's paths to one target port: red when one is degraded or failed, green when in use and healthy, grey when idle. At most 30 rows at a time, degraded first.",
+        defaults: { mappings: fleetMappings, color: { mode: "thresholds" }, thresholds: { mode: "absolute", steps: [{ color: "text", value: null }] } },
+        options: { showValue: "never", rowHeight: 0.9, legend: { showLegend: false } },
+      }),
+      ts("Fleet p50 / p99 latency per target port (read+write)", { h: 8, w: 12, x: 0, y: 23 }, [
+        target(`nqn_address:pathwise_path_io_latency_seconds:p50_rate5m{${PORT}}`, "p50 {{address}}"),
+        target(`nqn_address:pathwise_path_io_latency_seconds:p99_rate5m{${PORT}}`, "p99 {{address}}"),
+      ], "s"),
+      ts("Fleet I/O rate per target port (read+write)", { h: 8, w: 12, x: 12, y: 23 }, [
+        target(`nqn_address:pathwise_path_io_completed:rate5m{${PORT}}`, "{{nqn}} {{address}}"),
+      ], "iops"),
+      panel("bargauge", "Hosts with the most degraded paths (share of their paths in use)", { h: 9, w: 12, x: 0, y: 31 }, [target(
+        "topk(15, instance:pathwise_paths_degraded:ratio)", "{{instance}}", { instant: true, range: false })], {
+        description: "PathwiseHostPathsDegraded fires when a host's share, without its paths to ports PathwiseTargetPortDegraded explains, reaches fleet:pathwise_host_degraded_paths:min_ratio over at least fleet:pathwise_host_degraded_target_ports:min_count target ports.",
+        defaults: { unit: "percentunit", min: 0, max: 1, ...share },
+        options: { displayMode: "gradient", orientation: "horizontal" },
+      }),
+      ts("Degraded paths and target ports of the worst hosts", { h: 9, w: 12, x: 12, y: 31 }, [
+        target("topk(10, instance:pathwise_paths_degraded:count)", "paths {{instance}}"),
+        target("topk(10, instance:pathwise_target_ports_degraded:count)", "target ports {{instance}}"),
+      ], "none", { defaults: { min: 0, decimals: 0 } }),
+    ]);
+}
+
 export const DASHBOARDS = {
   "pathwise-overview.json": overview,
   "pathwise-path.json": pathDetail,
   "pathwise-head.json": head,
+  "pathwise-fleet.json": fleet,
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

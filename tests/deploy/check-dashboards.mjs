@@ -28,13 +28,14 @@ export function substitute(expr) {
     .replaceAll("$__rate_interval", "1m")
     .replaceAll("$__interval", "15s")
     .replaceAll("$__range", "1h")
-    .replace(/\$\{?(instance|subsystem|head|path|node)\}?/g, ".*");
+    .replace(/\$\{?(instance|subsystem|head|path|node|nqn|address)\}?/g, ".*");
 }
 
 const NEEDS = {
   "pathwise-overview.json": ["datasource", "instance", "subsystem"],
   "pathwise-path.json": ["datasource", "instance", "subsystem", "head", "path"],
   "pathwise-head.json": ["datasource", "instance", "subsystem", "head"],
+  "pathwise-fleet.json": ["datasource", "nqn", "address"],
 };
 const queries = [];
 const files = fs.readdirSync(ddir).filter((f) => f.endsWith(".json")).sort();

@@ -1,7 +1,13 @@
 # End to end, as users run it, tcp:2:
-# - pathwise with the exact container args of deploy/kubernetes/base/daemonset.yaml;
-# - Debian's prometheus scraping it every 2 s (timeout 2 s) with the shipped
-#   rules; deploy/prometheus/override-for.sh (the documented override; the
+# - pathwise with the exact container args of deploy/kubernetes/base/daemonset.yaml,
+#   twice: a second agent with the same args on the next port stands for a
+#   second host, so that the fleet rules see two hosts that reach the same
+#   target ports (both agents load their own BPF programs; nothing is
+#   shared between them);
+# - Debian's prometheus scraping both every 2 s (timeout 2 s) with the shipped
+#   rules; deploy/prometheus/override-threshold.sh sets the fleet's host-count
+#   threshold to 2 (explicitly: the test does not lean on the shipped value)
+#   and deploy/prometheus/override-for.sh (the documented overrides; the
 #   rules file itself is not touched) shortens to 5s the `for:` of the alerts
 #   this case drives or must never see in a healthy testbed. The two slow,
 #   informational alerts keep their shipped `for:` (PathwiseLatencyImbalance
@@ -10,16 +16,22 @@
 # - fio on the head throughout, round-robin, rate-limited (the TCG guest also
 #   runs the nvmet target and Prometheus).
 # Every check compares the exact set of firing alerts ("alertname:path", or
-# head, subsystem, instance for alerts without a path):
+# head, subsystem, target port address, instance for alerts without a path):
 # 1. healthy: nothing fires, nothing is pending but possibly the informational
 #    imbalance/mismatch; every dashboard query returns a series (the
 #    firing-alerts table is checked in phase 2: empty by design);
-# 2. tb_path_delay 0 30: exactly PathwisePathDegraded for path 0 fires, and
-#    for 10 s nothing else does; PathwiseLatencyImbalance (head) and
+# 2. tb_path_delay 0 30: exactly PathwisePathDegraded for path 0 (on both
+#    agents, with path 0's target port) and PathwiseTargetPortDegraded for
+#    path 0's address (both hosts that use it see it degraded) fire, and for
+#    10 s nothing else does (not PathwiseHostPathsDegraded: each host has one
+#    port of two degraded); every fleet dashboard alerts table has a series;
+#    the fleet's p99 to path 0's port is at least 30 ms and above path 1's;
+#    PathwiseLatencyImbalance (head) and
 #    PathwiseIopolicyMismatch (subsystem) are pending: their conditions hold,
 #    only their longer `for:` keeps them from firing;
-# 3. tb_path_ana 0 inaccessible: exactly PathwisePathFailed (path 0) and
-#    PathwiseSinglePathLeft (path 1), plus PathwisePathFailovers (path 0) if
+# 3. tb_path_ana 0 inaccessible: exactly PathwisePathFailed (path 0),
+#    PathwiseSinglePathLeft (path 1) and PathwiseTargetPortDegraded (path 0's
+#    port: failed counts too), plus PathwisePathFailovers (path 0) if
 #    the ANA change failed requests over (it may or may not);
 # 4. tb_path_clear 0, ANA optimized: nothing fires any more (this waits out
 #    PathwisePathFailovers' 2m window when it fired).
@@ -35,25 +47,41 @@ t0=$SECONDS
 mapfile -t args < <("$repo/tests/deploy/daemonset-args.sh" --args)
 [[ ${args[0]} == serve ]] || fail "DaemonSet args: ${args[*]}"
 port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
+# The second "host": the same args, listening on the next port.
+port2=$((port + 1))
+args2=()
+for a in "${args[@]}"; do
+  [[ $a == --listen_address=* ]] && a=--listen_address=:$port2
+  args2+=("$a")
+done
+# Path 0's and 1's target ports as the fleet rules name them: the address
+# without the host's own part (src_addr).
+addr0=$(sed -E 's/,(src_addr|host_traddr|host_iface)=.*//' "/sys/class/nvme/${TB_CTRLS[0]}/address")
+addr1=$(sed -E 's/,(src_addr|host_traddr|host_iface)=.*//' "/sys/class/nvme/${TB_CTRLS[1]}/address")
+[[ $addr0 == traddr=* && $addr1 == traddr=* && $addr0 != "$addr1" ]] || fail "target port addresses: '$addr0' '$addr1'"
 tb_iopolicy round-robin || fail "iopolicy"
 "$pw" "${args[@]}" >"$TB_OUT/pathwise.log" 2>&1 &
 pw_pid=$!
+"$pw" "${args2[@]}" >"$TB_OUT/pathwise2.log" 2>&1 &
+pw2_pid=$!
 tb_fio --runtime=600 --iodepth=8 --rate_iops=150 --output="$TB_OUT/fio.txt" >/dev/null 2>&1 &
 fio_pid=$!
 prom_pid=
-trap 'kill $fio_pid $pw_pid $prom_pid 2>/dev/null' EXIT
+trap 'kill $fio_pid $pw_pid $pw2_pid $prom_pid 2>/dev/null' EXIT
 
 # The alerts this case shortens to 5s: those it drives (phases 2-4) and those
 # that must stay silent in a healthy testbed, so that "nothing fires" means
 # something. Not PathwiseAgentDown (1m: a few slow scrapes in a loaded TCG
 # guest are not an agent down), nor the informational imbalance/mismatch.
 fast=(PathwisePathDegraded PathwisePathFailed PathwiseNoOptimizedPath PathwiseSinglePathLeft
-  PathwiseBpfUnavailable PathwiseEventsDropped)
+  PathwiseBpfUnavailable PathwiseEventsDropped PathwiseTargetPortDegraded PathwiseHostPathsDegraded)
 d=/tmp/prom
 mkdir -p $d/data
 ov=()
 for a in "${fast[@]}"; do ov+=(--alert "$a"); done
-"$repo/deploy/prometheus/override-for.sh" "${ov[@]}" 5s >$d/rules.yml || fail "override-for.sh"
+"$repo/deploy/prometheus/override-threshold.sh" pathwise_target_port_degraded_hosts:min_count=2 >$d/thresholds.yml ||
+  fail "override-threshold.sh"
+"$repo/deploy/prometheus/override-for.sh" "${ov[@]}" 5s $d/thresholds.yml >$d/rules.yml || fail "override-for.sh"
 cp $d/rules.yml "$TB_OUT/rules.yml"
 # 2 s scrapes with a 2 s timeout: 1 s scrapes in this guest miss their
 # deadline now and then, and a failed scrape makes every series stale, which
@@ -66,14 +94,15 @@ global:
 rule_files: [$d/rules.yml]
 scrape_configs:
   - job_name: pathwise
-    static_configs: [{targets: ["127.0.0.1:$port"]}]
+    static_configs: [{targets: ["127.0.0.1:$port", "127.0.0.1:$port2"]}]
 CFG
 prometheus --config.file=$d/prometheus.yml --storage.tsdb.path=$d/data \
   --web.listen-address=127.0.0.1:9090 >"$TB_OUT/prometheus.log" 2>&1 &
 prom_pid=$!
 # Prometheus took 30 to 80 s to start in this guest; meanwhile, the agent.
 tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || fail "pathwise (${args[*]}): no /healthz"
-pass "pathwise up with the DaemonSet's args: ${args[*]}"
+tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port2/healthz" || fail "pathwise (${args2[*]}): no /healthz"
+pass "pathwise up twice with the DaemonSet's args: ${args[*]}, and on :$port2"
 
 # q QUERY: the result array of an instant query, as JSON.
 q() { curl -sf --max-time 10 "$prom/api/v1/query" --data-urlencode "query=$1" | jq -c '.data.result'; }
@@ -82,7 +111,7 @@ q() { curl -sf --max-time 10 "$prom/api/v1/query" --data-urlencode "query=$1" | 
 alerts() {
   local out
   out=$(curl -sf --max-time 5 "$prom/api/v1/query?query=ALERTS" | jq -r '
-    [.data.result[].metric | "\(.alertstate) \(.alertname):\(.path // .head // .subsystem // .instance)"]
+    [.data.result[].metric | "\(.alertstate) \(.alertname):\(.path // .head // .subsystem // .address // .instance)"]
     | unique | (map(select(startswith("firing "))  | ltrimstr("firing "))  | join(" "))
        + "|" + (map(select(startswith("pending ")) | ltrimstr("pending ")) | join(" "))') || return 1
   IFS='|' read -r FIRING PENDING <<<"$out"
@@ -94,7 +123,7 @@ is_set() {
   for w in $1; do [[ " $FIRING " == *" $w "* ]] || return 1; done
   for w in $FIRING; do [[ " $1 $2 " == *" $w "* ]] || return 1; done
 }
-failed_scrapes() { q 'count_over_time(up[30m]) - sum_over_time(up[30m])' | jq -r '.[0].value[1] // "?"'; }
+failed_scrapes() { q 'sum(count_over_time(up[30m]) - sum_over_time(up[30m]))' | jq -r '.[0].value[1] // "?"'; }
 # diag: what Prometheus saw, for a failure's log.
 diag() {
   echo "diag: firing: [$FIRING] pending: [$PENDING]"
@@ -103,6 +132,8 @@ diag() {
   echo "diag: read EWMA: $(q 'pathwise_path_latency_ewma_seconds{op_group="read"}' | jq -c '[.[] | [.metric.path, .value[1]]]')"
   echo "diag: imbalance: $(q 'pathwise_head_latency_imbalance_ratio' | jq -c '[.[] | [.metric.op_group, .value[1]]]')"
   echo "diag: recommended: $(q 'pathwise_subsystem_iopolicy_recommended == 1' | jq -c '[.[].metric.iopolicy]')"
+  echo "diag: rule groups, last evaluation seconds: $(curl -sf --max-time 10 "$prom/metrics" | sed -nE 's/^prometheus_rule_group_last_duration_seconds\{rule_group=".*;([^"]*)"\} (.*)/\1=\2/p' | tr '\n' ' ')"
+  echo "diag: fleet: $(q '{__name__=~"nqn_address:pathwise_hosts.*"}' | jq -c '[.[] | [.metric.__name__, .metric.address, .value[1]]]')"
 }
 # wait_set PHASE SECONDS WANT [ALLOW]: polls every second until the firing set
 # is WANT plus any of ALLOW; fails after SECONDS.
@@ -117,22 +148,24 @@ wait_set() {
     sleep 1
   done
 }
-# hold PHASE SECONDS WANT: for SECONDS, every poll's firing set is exactly WANT.
+# hold PHASE SECONDS WANT: for SECONDS, and until at least 3 polls were
+# answered (a loaded guest's Prometheus may take seconds per query; at most
+# 60 s more), every poll's firing set is exactly WANT.
 hold() {
-  local phase=$1 until=$((SECONDS + $2)) n=0
-  while ((SECONDS < until)); do
+  local phase=$1 start=$SECONDS until=$((SECONDS + $2)) n=0
+  while ((SECONDS < until || n < 3)); do
+    ((SECONDS < until + 60)) || fail "$phase: only $n polls of ALERTS answered in $((SECONDS - start)) s"
     sleep 1
     alerts || continue
     n=$((n + 1))
     is_set "$3" "" || { diag; fail "$phase: firing [$FIRING], expected exactly [$3]"; }
   done
-  ((n >= 2)) || fail "$phase: only $n polls of ALERTS answered in $2 s"
-  pass "$phase: exactly [$3] fired at each of $n polls over $2 s"
+  pass "$phase: exactly [$3] fired at each of $n polls over $((SECONDS - start)) s"
 }
 
-tb_wait 120 sh -c "curl -sf '$prom/api/v1/query?query=up' | grep -q '\"value\":\[[0-9.]*,\"1\"\]'" ||
-  { tail -20 "$TB_OUT/prometheus.log"; fail "prometheus: target not up within 120 s"; }
-pass "prometheus scraping pathwise every 2 s (t=$((SECONDS - t0))s)"
+tb_wait 120 sh -c "curl -sf '$prom/api/v1/query?query=count(up==1)' | grep -q '\"value\":\[[0-9.]*,\"2\"\]'" ||
+  { tail -20 "$TB_OUT/prometheus.log"; fail "prometheus: both targets not up within 120 s"; }
+pass "prometheus scraping both agents every 2 s (t=$((SECONDS - t0))s)"
 up_at=$SECONDS
 
 # 1. healthy. Every dashboard query but the alerts table, all in one curl per
@@ -141,7 +174,7 @@ up_at=$SECONDS
 qd=$TB_OUT/queries
 mkdir -p $qd
 jq -c -n '[inputs] | to_entries[] | .value + {id: .key}' "$queries" >$qd/all.jsonl
-alerts_q=$(jq -r 'select(.promql | contains("ALERTS")) | .promql' $qd/all.jsonl | head -1)
+mapfile -t alerts_qs < <(jq -r 'select(.promql | contains("ALERTS")) | .promql' $qd/all.jsonl)
 jq -c 'select(.promql | contains("ALERTS") | not)' $qd/all.jsonl >$qd/todo.jsonl
 n=$(wc -l <$qd/all.jsonl)
 start=$SECONDS round=0
@@ -184,28 +217,55 @@ pass "healthy: nothing fires (t=$((SECONDS - t0))s); pending: [$PENDING]"
 
 # 2. delay on path 0
 tb_path_delay 0 30 || fail "delay"
-wait_set "delay: PathwisePathDegraded for $p0 and nothing else" 90 "PathwisePathDegraded:$p0"
-hold "delay" 10 "PathwisePathDegraded:$p0"
-[[ " $PENDING " == *" PathwiseLatencyImbalance:$head "* ]] ||
-  { diag; fail "delay: PathwiseLatencyImbalance for $head not pending (pending: [$PENDING])"; }
-[[ " $PENDING " == *" PathwiseIopolicyMismatch:$subsys "* ]] ||
-  { diag; fail "delay: PathwiseIopolicyMismatch for $subsys not pending (pending: [$PENDING])"; }
+wait_set "delay: PathwisePathDegraded for $p0 and PathwiseTargetPortDegraded for $addr0, nothing else" 90 \
+  "PathwisePathDegraded:$p0 PathwiseTargetPortDegraded:$addr0"
+hold "delay" 10 "PathwisePathDegraded:$p0 PathwiseTargetPortDegraded:$addr0"
+# Both hosts, and the target port on their per-path alerts (what the
+# Alertmanager inhibit example matches on).
+c=$(q "ALERTS{alertname=\"PathwisePathDegraded\",alertstate=\"firing\",path=\"$p0\",address=\"$addr0\",nqn=\"$TB_NQN\"}" | jq length)
+((c == 2)) || { diag; fail "delay: PathwisePathDegraded with nqn and address $addr0 on $c instances, not 2"; }
+c=$(q "ALERTS{alertname=\"PathwiseTargetPortDegraded\",alertstate=\"firing\",address=\"$addr0\",nqn=\"$TB_NQN\"}" | jq length)
+((c == 1)) || { diag; fail "delay: PathwiseTargetPortDegraded for $TB_NQN $addr0: $c series"; }
+deg=$(q "nqn_address:pathwise_hosts_degraded:count{address=\"$addr0\"}" | jq -r '.[0].value[1]')
+[[ $deg == 2 ]] || { diag; fail "delay: hosts degraded on $addr0: $deg, not 2"; }
+[[ $PENDING != *PathwiseHostPathsDegraded* ]] || { diag; fail "delay: PathwiseHostPathsDegraded pending"; }
+p99_0=$(q "nqn_address:pathwise_path_io_latency_seconds:p99_rate5m{address=\"$addr0\"}" | jq -r '.[0].value[1]')
+p99_1=$(q "nqn_address:pathwise_path_io_latency_seconds:p99_rate5m{address=\"$addr1\"}" | jq -r '.[0].value[1]')
+awk -v a="$p99_0" -v b="$p99_1" 'BEGIN { exit !(a >= 0.03 && a > b) }' ||
+  { diag; fail "delay: fleet p99 to $addr0 $p99_0 s, to $addr1 $p99_1 s (want the first >= 0.03 and above the second)"; }
+pass "delay: target side: PathwiseTargetPortDegraded for $addr0 (2 of 2 hosts), PathwisePathDegraded on both hosts with its port, PathwiseHostPathsDegraded neither firing nor pending; fleet p99 $p99_0 s to $addr0, $p99_1 s to $addr1"
+# A failed scrape (a loaded guest) resets a pending alert until the next
+# evaluation: poll until both are pending, up to 20 s.
+pending_both() {
+  alerts && [[ " $PENDING " == *" PathwiseLatencyImbalance:$head "* && " $PENDING " == *" PathwiseIopolicyMismatch:$subsys "* ]]
+}
+start=$SECONDS
+until pending_both; do
+  ((SECONDS - start < 20)) || { diag; fail "delay: PathwiseLatencyImbalance for $head or PathwiseIopolicyMismatch for $subsys not pending (pending: [$PENDING])"; }
+  sleep 1
+done
 pass "delay: PathwiseLatencyImbalance ($head) and PathwiseIopolicyMismatch ($subsys) pending, held back by their shipped for: (pending: [$PENDING])"
-if [[ -n $alerts_q ]]; then
-  c=$(q "$alerts_q" | jq length)
-  ((c >= 1)) || fail "dashboard alerts table empty while alerts fire"
-  pass "dashboard alerts table: $c series"
-fi
+((${#alerts_qs[@]} >= 2)) || fail "dashboard alerts tables: ${#alerts_qs[@]}, expected the overview's and the fleet's"
+for aq in "${alerts_qs[@]}"; do
+  c=$(q "$aq" | jq length)
+  ((c >= 1)) || fail "dashboard alerts table empty while alerts fire: $aq"
+  pass "dashboard alerts table: $c series ($aq)"
+done
 
 # 3. ANA inaccessible on path 0
 tb_path_ana 0 inaccessible || fail "ana"
-wait_set "inaccessible: PathwisePathFailed for $p0 and PathwiseSinglePathLeft for $p1" 90 \
-  "PathwisePathFailed:$p0 PathwiseSinglePathLeft:$p1" "PathwisePathFailovers:$p0"
+wait_set "inaccessible: PathwisePathFailed for $p0, PathwiseSinglePathLeft for $p1, PathwiseTargetPortDegraded for $addr0" 90 \
+  "PathwisePathFailed:$p0 PathwiseSinglePathLeft:$p1 PathwiseTargetPortDegraded:$addr0" "PathwisePathFailovers:$p0"
 
 # 4. recovery
 tb_path_clear 0 || fail "clear"
 tb_path_ana 0 optimized || fail "ana back"
 wait_set "recovered: no alert fires" 200 ""
 pass "failed scrapes over the whole run: $(failed_scrapes) (t=$((SECONDS - t0))s)"
+# What each rule group costs this guest's Prometheus (the fleet group's joins
+# against the per-node ones), from its own /metrics, for the log.
+curl -sf --max-time 10 "$prom/metrics" >"$TB_OUT/prometheus-metrics.txt" &&
+  echo "rule groups, last evaluation seconds: $(sed -nE 's/^prometheus_rule_group_last_duration_seconds\{rule_group=".*;([^"]*)"\} (.*)/\1=\2/p' "$TB_OUT/prometheus-metrics.txt" | tr '\n' ' ')"
 kill $fio_pid 2>/dev/null
+kill -0 $pw_pid && kill -0 $pw2_pid || fail "an agent exited during the run"
 curl -sf "$prom/api/v1/rules" >"$TB_OUT/rules.json" || true
