@@ -1,5 +1,5 @@
 // Command line of the `pathwise` binary: one CLI11 App with the subcommands
-// serve (the default), snapshot, topology and lab, built afresh by each
+// serve (the default), snapshot, topology, top and lab, built afresh by each
 // ParseArgs call so that parsing keeps no state between calls.
 //
 // The contract for bad input is exit 2 with one line, `pathwise: <message>`;
@@ -17,10 +17,19 @@
 #include "control/iopolicy_decider.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
+#include "ui/top.h"
 
 namespace pathwise::agent {
 
-enum class Command { kServe, kSnapshot, kTopology, kLab, kHelp, kVersion };
+enum class Command {
+  kServe,
+  kSnapshot,
+  kTopology,
+  kTop,
+  kLab,
+  kHelp,
+  kVersion
+};
 
 enum class BpfMode { kAuto, kRequired, kOff };
 
@@ -52,6 +61,9 @@ struct Options {
   // --kernel_queue_depth: whether the kernel has the queue-depth iopolicy;
   // nullopt (auto): decided by its release (Linux >= 6.11).
   std::optional<bool> kernel_queue_depth;
+  // Command::kTop: its own flags (--url, --once, --sort, ...); --interval,
+  // --format, --sysfs_root and --bpf land in the fields above.
+  ui::TopOptions top;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
   // Command::kHelp: what to print, the help of the command it was asked of
