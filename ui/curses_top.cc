@@ -129,7 +129,8 @@ int RunLive(const TopOptions& o, SnapshotSource& source, std::ostream& err) {
            "or --format=json for one frame\n";
     return 2;
   }
-  if (newterm(nullptr, stdout, stdin) == nullptr) {
+  SCREEN* screen = newterm(nullptr, stdout, stdin);
+  if (screen == nullptr) {
     err << "pathwise: top cannot drive this terminal (TERM="
         << (getenv("TERM") ? getenv("TERM") : "") << ")\n";
     return 1;
@@ -174,6 +175,7 @@ int RunLive(const TopOptions& o, SnapshotSource& source, std::ostream& err) {
     HandleKey(state, MapKey(ch), page);
   }
   endwin();
+  delscreen(screen);
   return 0;
 }
 
