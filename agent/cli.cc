@@ -58,6 +58,7 @@ struct Commands {
   CLI::App* snapshot;
   CLI::App* topology;
   CLI::App* queues;
+  CLI::App* top;
   CLI::App* lab;
   CLI::App* help;
   CLI::App* version;
@@ -106,6 +107,11 @@ Commands BuildApp(CLI::App& app, Options* o) {
   AddQueuesFlags(*c.queues, o);
   AddQueuesOptIn(*c.serve, o);
   AddQueuesOptIn(*c.snapshot, o);
+  c.top = app.add_subcommand(
+      "top",
+      "live per-path view (IOPS, p50/p99, health, ANA, weights) of a "
+      "running agent (--url) or, without one, of local sampling");
+  AddTopFlags(*c.top, o);
 
   c.lab = app.add_subcommand("lab");
   lab::AddLabFlags(*c.lab, &o->lab);
@@ -113,7 +119,7 @@ Commands BuildApp(CLI::App& app, Options* o) {
   c.help = app.add_subcommand("help", "print this help and exit");
   c.version = app.add_subcommand("version", "print the version and exit");
   for (CLI::App* sub :
-       {c.serve, c.snapshot, c.topology, c.queues, c.help, c.version}) {
+       {c.serve, c.snapshot, c.topology, c.queues, c.top, c.help, c.version}) {
     sub->allow_extras();
   }
   // Set last: subcommands inherit the footer of their parent.
@@ -176,7 +182,7 @@ std::string FullHelp(CLI::App& app, const Commands& c) {
   // Not app.help(): that is the help of the command parsed, if any.
   std::string out = app.get_formatter()->make_help(&app, "pathwise",
                                                    CLI::AppFormatMode::Normal);
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.queues}) {
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.queues, c.top}) {
     absl::StrAppend(&out, "\n", sub->help("pathwise"));
   }
   return out;
@@ -252,7 +258,7 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     // The first argument was neither a flag nor a command.
     return absl::InvalidArgumentError(
         absl::StrCat("unknown command \"", args.front(),
-                     "\": want serve, snapshot, topology, queues or lab "
+                     "\": want serve, snapshot, topology, queues, top or lab "
                      "(see pathwise --help)"));
   }
   CLI::App* sub = app.get_subcommands().front();
@@ -269,6 +275,12 @@ absl::StatusOr<Options> ParseArgsUnescaped(
   } else if (sub == c.queues) {
     o.command = Command::kQueues;
     if (o.format.empty()) o.format = "text";
+  } else if (sub == c.top) {
+    o.command = Command::kTop;
+    if (o.format.empty()) o.format = "text";
+    o.top.format = o.format;
+    o.top.interval = o.interval;
+    o.top.url_given = c.top->count("--url") > 0;
   } else {
     o.command = Command::kServe;
   }

@@ -1,6 +1,6 @@
 // Command line of the `pathwise` binary: one CLI11 App with the subcommands
-// serve (the default), snapshot, topology, queues and lab, built afresh by each
-// ParseArgs call so that parsing keeps no state between calls.
+// serve (the default), snapshot, topology, queues, top and lab, built afresh by
+// each ParseArgs call so that parsing keeps no state between calls.
 //
 // The contract for bad input is exit 2 with one line, `pathwise: <message>`;
 // ParseArgs returns that message as its error, and the messages say which
@@ -18,6 +18,7 @@
 #include "exporters/histogram_exposition.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
+#include "ui/top.h"
 
 namespace pathwise::agent {
 
@@ -26,6 +27,7 @@ enum class Command {
   kSnapshot,
   kTopology,
   kQueues,
+  kTop,
   kLab,
   kHelp,
   kVersion
@@ -64,6 +66,9 @@ struct Options {
   // --kernel_queue_depth: whether the kernel has the queue-depth iopolicy;
   // nullopt (auto): decided by its release (Linux >= 6.11).
   std::optional<bool> kernel_queue_depth;
+  // Command::kTop: its own flags (--url, --once, --sort, ...); --interval,
+  // --format, --sysfs_root and --bpf land in the fields above.
+  ui::TopOptions top;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
   // Queues and flows: serve/snapshot --queues exports the queue map;

@@ -17,6 +17,7 @@ namespace pathwise::agent {
 void AddServeFlags(CLI::App& app, Options* o);
 void AddSnapshotFlags(CLI::App& app, Options* o);
 void AddTopologyFlags(CLI::App& app, Options* o);
+void AddTopFlags(CLI::App& app, Options* o);
 
 }  // namespace pathwise::agent
 

@@ -33,6 +33,8 @@
 #include "model/snapshot_store.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
+#include "ui/source.h"
+#include "ui/top.h"
 
 namespace pathwise::agent {
 namespace {
@@ -237,6 +239,66 @@ int Queues(const Options& o) {
   return std::cout.good() ? 0 : kExitRuntime;
 }
 
+// `pathwise top` without an agent: the snapshot pipeline of `snapshot`,
+// collecting once per Next().
+class LocalSource : public ui::SnapshotSource {
+ public:
+  LocalSource(const Options& o, std::string describe)
+      : agent_(pipeline_, store_, o.interval), describe_(std::move(describe)) {}
+  absl::Status SetUp(const Options& o) { return SetUpPipeline(o, pipeline_); }
+  absl::StatusOr<std::shared_ptr<const model::Snapshot>> Next() override {
+    return agent_.CollectOnce();
+  }
+  std::string Describe() const override { return describe_; }
+
+ private:
+  Pipeline pipeline_;
+  model::SnapshotStore store_;
+  Agent agent_;
+  std::string describe_;
+};
+
+int Top(const Options& o) {
+  ui::TopOptions t = o.top;
+  const bool one_frame = t.once || t.format == "json";
+  if (one_frame && t.width == 0) t.width = ui::StdoutColumns();
+  absl::StatusOr<std::unique_ptr<ui::HttpSnapshotSource>> http =
+      ui::HttpSnapshotSource::Create(
+          t.url, std::clamp(t.interval, absl::Seconds(2), absl::Seconds(10)));
+  if (!http.ok()) {
+    Fatal(std::string(http.status().message()));
+    return kExitUsage;
+  }
+  std::unique_ptr<ui::SnapshotSource> source = *std::move(http);
+  // An explicit --url must answer; the default one is only the first
+  // choice: with nothing listening there, top samples by itself.
+  if (!t.url_given) {
+    absl::StatusOr<std::shared_ptr<const model::Snapshot>> probe =
+        source->Next();
+    if (!probe.ok() &&
+        probe.status().code() == absl::StatusCode::kUnavailable) {
+      auto local = std::make_unique<LocalSource>(
+          o, absl::StrCat("local sampling (no agent at ", t.url, ")"));
+      if (absl::Status s = local->SetUp(o); !s.ok()) {
+        Fatal(absl::StrCat("no agent at ", t.url,
+                           " and local sampling failed: ", s.message()));
+        return kExitRuntime;
+      }
+      source = std::move(local);
+    }
+  }
+  try {
+    if (one_frame) return ui::RunOnce(t, *source, std::cout, std::cerr);
+    // Log lines would be drawn over the screen; a failing stage is shown
+    // in the view itself.
+    spdlog::default_logger()->set_level(spdlog::level::off);
+    return ui::RunLive(t, *source, std::cerr);
+  } catch (const std::exception& e) {
+    Fatal(absl::StrCat("top: ", e.what()));
+    return kExitRuntime;
+  }
+}
+
 int Main(int argc, char** argv) {
   absl::StatusOr<Options> opts =
       ParseArgs(std::vector<std::string>(argv + 1, argv + argc));
@@ -272,6 +334,8 @@ int Main(int argc, char** argv) {
       return Topology(o);
     case Command::kQueues:
       return Queues(o);
+    case Command::kTop:
+      return Top(o);
     default:
       return Serve(o);
   }

@@ -1,6 +1,6 @@
 # Guest side of the demo (runs in the testbed with tblib.sh sourced).
-# Args: PATHWISE_BINARY PHASE_SECONDS
-pw=$1 phase=${2:-15}
+# Args: PATHWISE_BINARY PHASE_SECONDS [COLUMNS]
+pw=$1 phase=${2:-15} cols=${3:-120}
 url=http://127.0.0.1:9877
 tb_iopolicy round-robin
 
@@ -21,28 +21,23 @@ tb_fio --rw=randread --iodepth=16 --numjobs=2 --group_reporting --runtime=3600 \
   >/tmp/fio.txt 2>&1 &
 fio_pid=$!
 
-# One line per scrape of pathwise's /metrics (every second or so; slower
-# under TCG load): per path reads/s, mean read latency, and p50/p99 from the
-# eBPF latency histograms (demo/path_latency.awk).
+# The live view: one `pathwise top --once` frame every 3 s (rates, p50/p99
+# from the eBPF latency histograms, EWMA, weight, health, the iopolicy
+# advice) under the phase's label, fitted to the host terminal's width.
 view() { # seconds label
-  local secs=$1 label=$2 end t0 t1
+  local secs=$1 label=$2 end
   end=$((SECONDS + secs))
-  curl -sf --max-time 5 "$url/metrics" -o /tmp/prev.prom
-  t0=$(date +%s.%N)
   while ((SECONDS < end)); do
-    sleep 1
-    curl -sf --max-time 5 "$url/metrics" -o /tmp/now.prom || continue
-    t1=$(date +%s.%N)
-    awk -v t0="$t0" -v t1="$t1" -v label="$label" \
-      -f "$TB_SCRIPT_DIR/path_latency.awk" /tmp/prev.prom /tmp/now.prom
-    mv /tmp/now.prom /tmp/prev.prom
-    t0=$t1
+    echo
+    echo "-- $label"
+    "$pw" top --once --url="$url" --interval=3s --width="$cols" --log_level=warn ||
+      sleep 1
   done
 }
 
 echo
-echo "== live per-path view from pathwise /metrics (reads/s; read latency mean, p50, p99 from the eBPF histograms;"
-echo "   read weight 0-64 and health from pathwise's scoring; the iopolicy it recommends)"
+echo "== live view: pathwise top --once every 3 s (per path: read IOPS, p50/p99 from the"
+echo "   eBPF histograms over the last 3 s, health, read EWMA and weight; the advised iopolicy)"
 view "$phase" "healthy"
 tb_path_delay 0 30
 view "$phase" "path 0: +30 ms delay"
