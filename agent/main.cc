@@ -83,12 +83,17 @@ int Serve(const Options& o) {
     }
     web = *std::move(loaded);
   }
+  auto http_counters = std::make_shared<exporters::HttpServerCounters>();
   absl::StatusOr<std::unique_ptr<exporters::HttpServer>> server =
       exporters::HttpServer::Start(
           o.listen_address,
           exporters::MakeAgentRoutes(
-              store, [&agent] { return agent.Health(); }, Build()),
-          exporters::HttpServerOptions{.web = std::move(web)});
+              store, [&agent] { return agent.Health(); }, Build(),
+              http_counters),
+          exporters::HttpServerOptions{
+              .max_connections_per_client = o.web_max_connections_per_client,
+              .web = std::move(web),
+              .counters = http_counters});
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;

@@ -4,8 +4,10 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "exporters/prometheus_internal.h"
 #include "exporters/topology_json.h"
 #include "exporters/utf8.h"
 
@@ -34,29 +36,37 @@ HttpResponse Json(const nlohmann::json& j, int indent) {
 // Scrapers that arrive while a render is under way wait for it.
 class MetricsCache {
  public:
-  MetricsCache(const model::SnapshotStore& store, BuildInfo build)
-      : store_(store), build_(std::move(build)) {}
+  MetricsCache(const model::SnapshotStore& store, BuildInfo build,
+               std::shared_ptr<const HttpServerCounters> http)
+      : store_(store), build_(std::move(build)), http_(std::move(http)) {}
 
   std::shared_ptr<const std::string> Text() {
     std::shared_ptr<const model::Snapshot> snap = store_.Load();
-    if (snap == nullptr) {
-      return std::make_shared<const std::string>(
-          SerializeText(BuildFamilies(nullptr, build_)));
-    }
+    if (snap == nullptr)
+      return std::make_shared<const std::string>(Render(nullptr));
     std::lock_guard<std::mutex> lock(mu_);
     // A weak pointer: the cache must not keep an old snapshot alive, and a
     // freed one never compares equal to the one just loaded.
     if (rendered_for_.lock() != snap) {
-      text_ = std::make_shared<const std::string>(
-          SerializeText(BuildFamilies(snap.get(), build_)));
+      text_ = std::make_shared<const std::string>(Render(snap.get()));
       rendered_for_ = snap;
     }
     return text_;
   }
 
  private:
+  // The server's counters are read when a snapshot is rendered, so they are
+  // as fresh as the rest of the exposition (one collection interval).
+  std::string Render(const model::Snapshot* snap) const {
+    std::vector<prometheus::MetricFamily> families =
+        BuildFamilies(snap, build_);
+    if (http_ != nullptr) families.push_back(HttpServerFamily(*http_));
+    return SerializeText(families);
+  }
+
   const model::SnapshotStore& store_;
   const BuildInfo build_;
+  const std::shared_ptr<const HttpServerCounters> http_;
   std::mutex mu_;
   std::weak_ptr<const model::Snapshot> rendered_for_;
   std::shared_ptr<const std::string> text_;
@@ -102,9 +112,21 @@ std::string LandingPage(const BuildInfo& build) {
       "</ul>\n</body></html>\n");
 }
 
+prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http) {
+  prometheus::MetricFamily f = internal::Family(
+      "pathwise_http_connections_refused_total",
+      "HTTP connections closed unserved, by reason: client_limit, the "
+      "client address already held --web.max_connections_per_client.",
+      prometheus::MetricType::Counter);
+  internal::AddCounter(f, {{"reason", "client_limit"}},
+                       static_cast<double>(http.refused_client_limit.load()));
+  return f;
+}
+
 HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
-                           HealthSource health, const BuildInfo& build) {
-  auto metrics = std::make_shared<MetricsCache>(store, build);
+                           HealthSource health, const BuildInfo& build,
+                           std::shared_ptr<const HttpServerCounters> http) {
+  auto metrics = std::make_shared<MetricsCache>(store, build, std::move(http));
   HttpRoutes routes;
   routes["/metrics"] = [metrics] {
     return HttpResponse{200, kTextContentType, "", metrics->Text()};

@@ -11,6 +11,7 @@
 #define PATHWISE_EXPORTERS_HTTP_ROUTES_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "exporters/http_server.h"
@@ -24,9 +25,15 @@ namespace pathwise::exporters {
 // so it must be thread-safe.
 using HealthSource = std::function<model::Health()>;
 
-// The routes above. `store` must outlive the routes.
-HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
-                           HealthSource health, const BuildInfo& build);
+// The routes above. `store` must outlive the routes. With `http`, /metrics
+// also has the server's pathwise_http_connections_refused_total.
+HttpRoutes MakeAgentRoutes(
+    const model::SnapshotStore& store, HealthSource health,
+    const BuildInfo& build,
+    std::shared_ptr<const HttpServerCounters> http = nullptr);
+
+// pathwise_http_connections_refused_total from `http`.
+prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
 // reason, then "collector <name>: ok" or "collector <name>: failed: <error>"
