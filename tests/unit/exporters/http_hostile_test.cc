@@ -259,10 +259,11 @@ TEST(HttpHostile, MoreIdleConnectionsThanWorkersDelayByTheDeadline) {
 // would hold every worker, and another client would wait about
 // 520 / 32 x 2 s (the old 128 workers: about 8 s). With the limit, the
 // address holds at most 8 workers; another address (127.0.0.2) is served
-// as if nothing happened: /healthz and /metrics answer 200, each within
-// 3 s (a bound for a loaded machine, under the 2 s header deadline's
-// multiples the attack would otherwise cost), the attacker's connections
-// are answered 503 and closed, and every refusal is counted.
+// as if nothing happened: /healthz and /metrics answer 200 (without the
+// limit none does within the 5 s read timeout), each within 4 s (a bound
+// for a loaded machine: under 0.4 s at load average 11, 1 ms when quiet),
+// the attacker's connections are answered 503 and closed, and every
+// refusal is counted.
 TEST(HttpHostile, OneClientsStalledConnectionsDoNotStopAnother) {
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);
@@ -347,7 +348,7 @@ TEST(HttpHostile, OneClientsStalledConnectionsDoNotStopAnother) {
       const double took =
           std::chrono::duration<double>(Clock::now() - t0).count();
       EXPECT_THAT(r, StartsWith("HTTP/1.1 200")) << path << " round " << i;
-      EXPECT_LT(took, 3.0) << path << " round " << i;
+      EXPECT_LT(took, 4.0) << path << " round " << i;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
