@@ -376,6 +376,15 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "TLS and basic authentication for the endpoint: a YAML file in the "
       "Prometheus exporter-toolkit format (tls_server_config, "
       "basic_auth_users), read once at start. A bad file exits 2.");
+  AddValue<int>(
+      app, "web.max_connections_per_client", &o->web_max_connections_per_client,
+      [](absl::string_view t, int* v) {
+        return ParseInt(t, v, 0, 1024, "want 0 (no limit) to 1024");
+      },
+      "N", std::to_string(o->web_max_connections_per_client),
+      "HTTP connections one client address may hold at once; more are "
+      "answered 503 and closed unread (counted in "
+      "pathwise_http_connections_refused_total). 0: no limit.");
   AddCollection(app, o);
   AddHistogramBuckets(app, o);
   AddActuate(app, o);

@@ -89,13 +89,17 @@ int Serve(const Options& o) {
     }
     web = *std::move(loaded);
   }
+  auto http_counters = std::make_shared<exporters::HttpServerCounters>();
   absl::StatusOr<std::unique_ptr<exporters::HttpServer>> server =
       exporters::HttpServer::Start(
           o.listen_address,
           exporters::MakeAgentRoutes(
               store, [&agent] { return agent.Health(); }, Build(),
-              o.histogram_buckets),
-          exporters::HttpServerOptions{.web = std::move(web)});
+              o.histogram_buckets, http_counters),
+          exporters::HttpServerOptions{
+              .max_connections_per_client = o.web_max_connections_per_client,
+              .web = std::move(web),
+              .counters = http_counters});
   if (!server.ok()) {
     Fatal(std::string(server.status().message()));
     return kExitRuntime;
@@ -345,10 +349,12 @@ int Main(int argc, char** argv) {
 }  // namespace pathwise::agent
 
 int main(int argc, char** argv) {
-  // The HTTP server runs 128 worker threads, and glibc gives threads their
-  // own malloc arenas (up to 8 per core): RSS crept up as scrapes landed on
+  // The HTTP server runs worker threads, and glibc gives threads their own
+  // malloc arenas (up to 8 per core): RSS crept up as scrapes landed on
   // workers that had not served one yet (11 to 20.7 MB over a 4-minute
-  // soak, 1 scrape/s). Two arenas keep it flat.
+  // soak, 1 scrape/s, with 128 workers). Two arenas keep most of that away;
+  // what stays per worker (stack pages, glibc's per-thread cache of freed
+  // blocks) is why the server has 32 (exporters/http_server.h).
   mallopt(M_ARENA_MAX, 2);
   return pathwise::agent::Main(argc, argv);
 }

@@ -41,10 +41,11 @@ struct ScrapeLoadResult {
   }
 };
 
-// One GET of `path` from 127.0.0.1:`port`; "" on success (body size in
-// *bytes), else why it failed.
+// One GET of `path` from 127.0.0.1:`port`, sent from the loopback address
+// `from` (host order; 0: the kernel's choice, 127.0.0.1); "" on success
+// (body size in *bytes), else why it failed.
 inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
-                              size_t* bytes) {
+                              size_t* bytes, uint32_t from = 0) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return "socket failed";
   timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -54,8 +55,15 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in source{};
+  source.sin_family = AF_INET;
+  source.sin_addr.s_addr = htonl(from);
   std::string err;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (from != 0 &&
+      bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) {
+    err = "bind failed";
+  } else if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) !=
+             0) {
     err = "connect failed";
   } else {
     const std::string req =
@@ -95,6 +103,9 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
   return err;
 }
 
+// `clients` concurrent scrapers, client c from the loopback address
+// 127.0.1.(c + 1) (so up to 254), as that many scrapers on as many hosts:
+// the server limits the connections of one address.
 inline ScrapeLoadResult RunScrapeLoad(int port, const std::string& path,
                                       int clients,
                                       std::chrono::milliseconds duration,
@@ -105,14 +116,15 @@ inline ScrapeLoadResult RunScrapeLoad(int port, const std::string& path,
   const Clock::time_point stop = Clock::now() + duration;
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, from = (127u << 24) | (1u << 8) |
+                                    static_cast<uint32_t>(c % 254 + 1)] {
       std::vector<double> lat;
       int64_t failed = 0;
       std::string first;
       size_t bytes = 0;
       while (Clock::now() < stop) {
         const Clock::time_point t0 = Clock::now();
-        std::string err = ScrapeOnce(port, path, timeout_ms, &bytes);
+        std::string err = ScrapeOnce(port, path, timeout_ms, &bytes, from);
         const double ms =
             std::chrono::duration<double, std::milli>(Clock::now() - t0)
                 .count();

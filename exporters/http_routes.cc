@@ -4,9 +4,11 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "exporters/prometheus_internal.h"
 #include "exporters/prometheus_protobuf.h"
 #include "exporters/topology_json.h"
 #include "exporters/utf8.h"
@@ -37,8 +39,12 @@ HttpResponse Json(const nlohmann::json& j, int indent) {
 class MetricsCache {
  public:
   MetricsCache(const model::SnapshotStore& store, BuildInfo build,
-               HistogramBuckets buckets)
-      : store_(store), build_(std::move(build)), buckets_(buckets) {}
+               HistogramBuckets buckets,
+               std::shared_ptr<const HttpServerCounters> http)
+      : store_(store),
+        build_(std::move(build)),
+        buckets_(buckets),
+        http_(std::move(http)) {}
 
   std::shared_ptr<const std::string> Get(bool protobuf) {
     std::shared_ptr<const model::Snapshot> snap = store_.Load();
@@ -60,21 +66,23 @@ class MetricsCache {
     std::shared_ptr<const std::string> body;
   };
 
+  // The server's counters are read when a snapshot is rendered, so they are
+  // as fresh as the rest of the exposition (one collection interval).
   std::shared_ptr<const std::string> Render(const model::Snapshot* snap,
                                             bool protobuf) const {
-    if (protobuf) {
-      // Fine buckets: the protobuf exposition turns them into native
-      // histograms.
-      return std::make_shared<const std::string>(SerializeProtobuf(
-          BuildFamilies(snap, build_, {HistogramBuckets::kFine})));
-    }
+    // Fine buckets for protobuf: that exposition turns them into native
+    // histograms.
+    std::vector<prometheus::MetricFamily> families = BuildFamilies(
+        snap, build_, {protobuf ? HistogramBuckets::kFine : buckets_});
+    if (http_ != nullptr) families.push_back(HttpServerFamily(*http_));
     return std::make_shared<const std::string>(
-        SerializeText(BuildFamilies(snap, build_, {buckets_})));
+        protobuf ? SerializeProtobuf(families) : SerializeText(families));
   }
 
   const model::SnapshotStore& store_;
   const BuildInfo build_;
   const HistogramBuckets buckets_;
+  const std::shared_ptr<const HttpServerCounters> http_;
   std::mutex mu_;
   Rendering text_, protobuf_;
 };
@@ -131,10 +139,23 @@ std::string LandingPage(const BuildInfo& build) {
       "</ul>\n</body></html>\n");
 }
 
+prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http) {
+  prometheus::MetricFamily f = internal::Family(
+      "pathwise_http_connections_refused_total",
+      "HTTP connections closed unserved, by reason: client_limit, the "
+      "client address already held --web.max_connections_per_client.",
+      prometheus::MetricType::Counter);
+  internal::AddCounter(f, {{"reason", "client_limit"}},
+                       static_cast<double>(http.refused_client_limit.load()));
+  return f;
+}
+
 HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
                            HealthSource health, const BuildInfo& build,
-                           HistogramBuckets buckets) {
-  auto metrics = std::make_shared<MetricsCache>(store, build, buckets);
+                           HistogramBuckets buckets,
+                           std::shared_ptr<const HttpServerCounters> http) {
+  auto metrics =
+      std::make_shared<MetricsCache>(store, build, buckets, std::move(http));
   HttpRoutes routes;
   routes["/metrics"] = [metrics](const HttpRequest& request) {
     const bool protobuf = WantsProtobuf(request);

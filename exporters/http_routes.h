@@ -13,6 +13,7 @@
 #define PATHWISE_EXPORTERS_HTTP_ROUTES_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "exporters/http_server.h"
@@ -28,10 +29,16 @@ using HealthSource = std::function<model::Health()>;
 
 // The routes above. `store` must outlive the routes. `buckets`: the classic
 // buckets of the text exposition's latency histograms (--histogram_buckets).
+// With `http`, /metrics also has the server's
+// pathwise_http_connections_refused_total.
 HttpRoutes MakeAgentRoutes(
     const model::SnapshotStore& store, HealthSource health,
     const BuildInfo& build,
-    HistogramBuckets buckets = HistogramBuckets::kCoarse);
+    HistogramBuckets buckets = HistogramBuckets::kCoarse,
+    std::shared_ptr<const HttpServerCounters> http = nullptr);
+
+// pathwise_http_connections_refused_total from `http`.
+prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
 // reason, then "collector <name>: ok" or "collector <name>: failed: <error>"

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -30,6 +32,12 @@
 
 namespace pathwise::exporters {
 namespace {
+
+// A connection's user data (mg_get_user_connection_data): counted in
+// HttpServer::active_ (init_connection ran for it; civetweb closes some
+// connections, a failed TLS handshake, without it). Only the address
+// matters.
+char kCounted;
 
 const char* Reason(int status) {
   switch (status) {
@@ -177,6 +185,26 @@ void SendUnauthorized(mg_connection* conn) {
   mg_write(conn, kBody, sizeof(kBody) - 1);
 }
 
+// Turns a connection away at once: a 503 if the socket takes it without
+// blocking (plain HTTP only; on a TLS connection it would be noise), then
+// both directions shut, so that the worker that has it, or takes it from
+// civetweb's queue, sees the end of the stream instead of waiting for a
+// request until the deadline. The inode is checked again right before:
+// the descriptor must still be that connection's.
+void Refuse(const ServerConnection& c, bool tls) {
+  struct stat st;
+  if (fstat(c.fd, &st) != 0 || st.st_ino != c.inode) return;
+  if (!tls) {
+    constexpr char kAnswer[] =
+        "HTTP/1.1 503 Service Unavailable\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 39\r\n"
+        "Connection: close\r\n\r\n"
+        "too many connections from your address\n";
+    send(c.fd, kAnswer, sizeof(kAnswer) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+  }
+  shutdown(c.fd, SHUT_RDWR);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ToCivetListeningPorts(
@@ -255,7 +283,16 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   callbacks.log_message = &LogMessage;
   callbacks.http_error = &SendCivetError;
 
-  std::unique_ptr<HttpServer> server(new HttpServer(std::move(routes)));
+  callbacks.init_connection = &HttpServer::InitConnection;
+  callbacks.connection_close = &HttpServer::ConnectionClose;
+
+  std::shared_ptr<HttpServerCounters> counters =
+      server_options.counters != nullptr
+          ? server_options.counters
+          : std::make_shared<HttpServerCounters>();
+  std::unique_ptr<HttpServer> server(new HttpServer(
+      std::move(routes), server_options.max_connections_per_client,
+      web.tls.has_value(), std::move(counters)));
   if (!web.basic_auth_users.empty()) {
     server->auth_ = std::make_unique<BasicAuthenticator>(web.basic_auth_users);
   }
@@ -335,6 +372,52 @@ std::vector<int> HttpServer::ListeningPorts() const {
   std::vector<int> out;
   for (int i = 0; i < n; ++i) out.push_back(ports[i].port);
   return out;
+}
+
+// The server of `conn`: civetweb's request_info.user_data is not set yet
+// when a connection starts, the context's user data is.
+HttpServer* HttpServer::Of(const mg_connection* conn) {
+  return static_cast<HttpServer*>(mg_get_user_data(mg_get_context(conn)));
+}
+
+// civetweb 1.15 tells init_connection nothing about the connection (its
+// request info is not valid yet), so the limit is enforced over every
+// connection the server holds, found by its descriptors, whenever more than
+// max_connections_per_client of them have a worker: below that no client
+// can be over the limit, and nothing is scanned.
+int HttpServer::InitConnection(const mg_connection* conn, void** conn_data) {
+  HttpServer* server = Of(conn);
+  *conn_data = &kCounted;
+  const int active = server->active_.fetch_add(1) + 1;
+  if (server->max_per_client_ > 0 && active > server->max_per_client_) {
+    server->EnforceClientLimit();
+  }
+  return 0;
+}
+
+void HttpServer::ConnectionClose(const mg_connection* conn) {
+  if (mg_get_user_connection_data(conn) == &kCounted) Of(conn)->active_--;
+}
+
+void HttpServer::EnforceClientLimit() {
+  absl::MutexLock lock(&limit_mu_);
+  // Connections refused before and not closed yet hold nothing for long;
+  // they neither count nor are counted again.
+  std::set<ino_t> refused;
+  std::vector<ServerConnection> held;
+  for (const ServerConnection& c : ServerConnections(ListeningPorts())) {
+    if (refused_.count(c.inode) != 0) {
+      refused.insert(c.inode);
+    } else {
+      held.push_back(c);
+    }
+  }
+  for (size_t i : OverClientLimit(held, max_per_client_)) {
+    Refuse(held[i], tls_);
+    refused.insert(held[i].inode);
+    counters_->refused_client_limit++;
+  }
+  refused_.swap(refused);
 }
 
 int HttpServer::Dispatch(mg_connection* conn, void* self) {

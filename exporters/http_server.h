@@ -15,16 +15,22 @@
 #ifndef PATHWISE_EXPORTERS_HTTP_SERVER_H_
 #define PATHWISE_EXPORTERS_HTTP_SERVER_H_
 
+#include <sys/types.h>
+
+#include <atomic>
 #include <concepts>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "exporters/basic_auth.h"
+#include "exporters/client_limit.h"
 #include "exporters/web_config.h"
 
 struct mg_context;
@@ -91,16 +97,29 @@ absl::StatusOr<std::string> ToCivetListeningPorts(
 //
 // civetweb gives each connection a worker thread from accept to close, and
 // a worker waits for a request's headers (or for the client to take the
-// answer) for at most request_timeout_ms. So fewer than num_threads such
-// clients cannot delay anybody, and a burst of N of them delays the next
-// request by at most about ceil(N / num_threads) * request_timeout_ms.
-// Keep-alive is off: a connection carries one request, so a client that
-// keeps a connection busy cannot keep a worker from the clients queued
-// behind it.
+// answer) for at most request_timeout_ms. One client address may hold at
+// most max_connections_per_client workers at a time: a connection beyond
+// that is answered 503 and closed as soon as a worker takes it, without
+// waiting for its request, so a client with hundreds of stalled sockets
+// holds a few workers and the others keep serving everybody else. Only
+// several addresses at their limit together (num_threads /
+// max_connections_per_client of them) can occupy every worker, and then
+// each stalled connection still holds its worker for at most
+// request_timeout_ms. Keep-alive is off: a connection carries one request,
+// so a client that keeps a connection busy cannot keep a worker from the
+// clients queued behind it.
 struct HttpServerOptions {
-  // Idle workers cost a stack each (touched pages only) and a request
-  // buffer; 128 of them keep the agent well under its memory budget.
-  int num_threads = 128;
+  // civetweb hands connections to its workers in turn, so every worker
+  // serves and renders sooner or later, and each keeps what it touched (its
+  // stack pages, glibc's per-thread cache of freed blocks): about 25 KiB of
+  // RSS per worker that has served /metrics. With the per-client limit, 32
+  // workers leave 24 for others while one client holds its 8.
+  int num_threads = 32;
+  // --web.max_connections_per_client: workers one client address may hold
+  // at once; 0 for no limit. A Prometheus server scrapes a target over one
+  // connection at a time; 8 leaves room for probes and a few people with
+  // curl behind one NAT address.
+  int max_connections_per_client = 8;
   // Deadline for the request line and headers (counted from when a worker
   // takes the connection), and for writing one response. A scrape's
   // headers arrive in one segment and /metrics for 256 paths is written in
@@ -114,6 +133,9 @@ struct HttpServerOptions {
   // --web.config.file: TLS and basic authentication; every path, /healthz
   // included, then needs the credentials.
   WebConfig web;
+  // Where the server counts refused connections (the /metrics route reads
+  // them); the server makes its own when null.
+  std::shared_ptr<HttpServerCounters> counters;
 };
 
 // civetweb's configuration for serving `listening_ports` (civetweb syntax,
@@ -138,13 +160,33 @@ class HttpServer {
   std::vector<int> ListeningPorts() const;
 
  private:
-  explicit HttpServer(HttpRoutes routes) : routes_(std::move(routes)) {}
+  HttpServer(HttpRoutes routes, int max_connections_per_client, bool tls,
+             std::shared_ptr<HttpServerCounters> counters)
+      : routes_(std::move(routes)),
+        max_per_client_(max_connections_per_client),
+        tls_(tls),
+        counters_(std::move(counters)) {}
   static int Dispatch(mg_connection* conn, void* self);
+  // civetweb's init_connection and connection_close callbacks: the
+  // per-client limit.
+  static int InitConnection(const mg_connection* conn, void** conn_data);
+  static void ConnectionClose(const mg_connection* conn);
+  static HttpServer* Of(const mg_connection* conn);
+  // Refuses every connection beyond max_per_client_ of its client address.
+  void EnforceClientLimit();
 
   HttpRoutes routes_;
   std::string host_;  // the listen address's host, "" for all interfaces
   // Null unless basic_auth_users is set.
   std::unique_ptr<BasicAuthenticator> auth_;
+  const int max_per_client_;
+  const bool tls_;
+  std::shared_ptr<HttpServerCounters> counters_;
+  // Connections that have a worker (init_connection ran, not yet closed).
+  std::atomic<int> active_{0};
+  absl::Mutex limit_mu_;
+  // Inodes of the connections refused and not yet closed.
+  std::set<ino_t> refused_ ABSL_GUARDED_BY(limit_mu_);
   mg_context* ctx_ = nullptr;
 };
 

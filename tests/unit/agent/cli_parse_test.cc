@@ -32,6 +32,7 @@ TEST(CliParseTest, ServeIsTheDefaultWithTheFlagDefaults) {
     const Options o = Parse(args);
     EXPECT_EQ(o.command, Command::kServe);
     EXPECT_EQ(o.listen_address, ":9877");
+    EXPECT_EQ(o.web_max_connections_per_client, 8);
     EXPECT_EQ(o.interval, absl::Seconds(1));
     EXPECT_EQ(o.sysfs_root, "/sys");
     EXPECT_EQ(o.bpf, BpfMode::kAuto);
@@ -62,9 +63,11 @@ TEST(CliParseTest, SnapshotAndTopologyDefaults) {
 }
 
 TEST(CliParseTest, FlagsWithoutCommandAreServes) {
-  const Options o = Parse({"--listen_address=127.0.0.1:9000", "--interval",
-                           "500ms", "--bpf_stats"});
+  const Options o =
+      Parse({"--listen_address=127.0.0.1:9000", "--interval", "500ms",
+             "--bpf_stats", "--web.max_connections_per_client=0"});
   EXPECT_EQ(o.command, Command::kServe);
+  EXPECT_EQ(o.web_max_connections_per_client, 0);
   EXPECT_EQ(o.listen_address, "127.0.0.1:9000");
   EXPECT_EQ(o.interval, absl::Milliseconds(500));
   EXPECT_TRUE(o.bpf_stats);
@@ -144,6 +147,9 @@ TEST(CliParseTest, ValidatorsRejectBadValuesInOneLine) {
       {{"--log_level=loud"},
        "invalid value \"loud\" for --log_level: want debug, info, warn or "
        "error"},
+      {{"--web.max_connections_per_client=-1"},
+       "invalid value \"-1\" for --web.max_connections_per_client: want 0 "
+       "(no limit) to 1024"},
       {{"--ewma_shift=17"},
        "invalid value \"17\" for --ewma_shift: want 0 to 16"},
       {{"--ewma_shift=-1"},

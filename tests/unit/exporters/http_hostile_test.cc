@@ -5,17 +5,22 @@
 // timeout) fails each of them by seconds.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "bench/scrape_load_client.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
@@ -44,10 +49,53 @@ std::string Get(int port, const std::string& path) {
                   absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: x\r\n\r\n"));
 }
 
-// How long a GET /healthz takes to be answered 200, or a failure.
-::testing::AssertionResult ServedWithin(int port, std::chrono::seconds bound) {
+// A loopback socket to `port` from the source address `from` (any
+// 127.0.0.0/8 address is local), with 5 s read and write timeouts; -1 on
+// failure.
+int ConnectFrom(int port, const char* from) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &src.sin_addr);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(static_cast<uint16_t>(port));
+  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof(dst)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// GET `path` from the address `from`; the whole answer, or "" on failure.
+std::string GetFrom(int port, const char* from, const std::string& path) {
+  const int fd = ConnectFrom(port, from);
+  if (fd < 0) return "";
+  const std::string req =
+      absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string out;
+  if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(req.size())) {
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  }
+  close(fd);
+  return out;
+}
+
+// How long a GET /healthz (from the address `from`) takes to be answered
+// 200, or a failure.
+::testing::AssertionResult ServedWithin(int port, std::chrono::seconds bound,
+                                        const char* from = "127.0.0.1") {
   const Clock::time_point t0 = Clock::now();
-  const std::string r = Get(port, "/healthz");
+  const std::string r = GetFrom(port, from, "/healthz");
   const auto took = Clock::now() - t0;
   if (r.rfind("HTTP/1.1 200", 0) != 0) {
     return ::testing::AssertionFailure()
@@ -110,12 +158,14 @@ class HttpHostileTest : public ::testing::Test {
 Served* HttpHostileTest::served_ = nullptr;
 
 // With the default sizing, 100 connections that send nothing and 16 that
-// send a request one byte every 100 ms hold fewer workers than there are:
-// other clients are served at once, and the server cuts the stalled ones off
-// at the header deadline (2 s) rather than waiting for them.
+// send a request one byte every 100 ms, all from 127.0.0.1: at most
+// max_connections_per_client of them hold a worker, the others are turned
+// away at once, so other clients are served at once, and the server cuts
+// the stalled ones off at the header deadline (2 s) rather than waiting for
+// them.
 TEST_F(HttpHostileTest, IdleAndSlowClientsDoNotStopOthers) {
   const HttpServerOptions defaults;
-  ASSERT_GT(defaults.num_threads, 116);
+  ASSERT_LT(defaults.max_connections_per_client, defaults.num_threads);
 
   std::vector<int> idle;
   for (int i = 0; i < 100; ++i) {
@@ -154,10 +204,13 @@ TEST_F(HttpHostileTest, IdleAndSlowClientsDoNotStopOthers) {
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // From another address: 127.0.0.1 is over its limit, and would be
+  // answered 503.
   for (int i = 0; i < 5; ++i) {
-    EXPECT_TRUE(ServedWithin(port_, std::chrono::seconds(2))) << "probe " << i;
+    EXPECT_TRUE(ServedWithin(port_, std::chrono::seconds(2), "127.0.0.2"))
+        << "probe " << i;
   }
-  const std::string metrics = Get(port_, "/metrics");
+  const std::string metrics = GetFrom(port_, "127.0.0.2", "/metrics");
   EXPECT_THAT(metrics, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(metrics, HasSubstr("pathwise_build_info"));
 
@@ -165,10 +218,16 @@ TEST_F(HttpHostileTest, IdleAndSlowClientsDoNotStopOthers) {
   // ~60 bytes at 10/s would take 6 s; the server drops them at ~2 s.
   EXPECT_EQ(slow_cut_off.load(), 16);
   EXPECT_EQ(slow_completed.load(), 0);
-  // And the idle ones were closed too (read sees EOF, not our 5 s timeout).
-  char b;
-  EXPECT_EQ(read(idle.front(), &b, 1), 0);
-  for (int fd : idle) close(fd);
+  // And the idle ones were closed too (read sees EOF, after a 503 for the
+  // refused ones, not our 5 s timeout).
+  for (int fd : idle) {
+    char buf[256];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+    }
+    EXPECT_EQ(n, 0) << "an idle connection was not closed";
+    close(fd);
+  }
 }
 
 // More stalled connections than workers: each holds its worker for at most
@@ -177,7 +236,10 @@ TEST_F(HttpHostileTest, IdleAndSlowClientsDoNotStopOthers) {
 // workers and a 300 ms deadline: served within 2 s (the old 10 s deadline
 // would make it 10 s).
 TEST(HttpHostile, MoreIdleConnectionsThanWorkersDelayByTheDeadline) {
-  const Served served({.num_threads = 4, .request_timeout_ms = 300});
+  // No per-client limit: this is the deadline alone.
+  const Served served({.num_threads = 4,
+                       .max_connections_per_client = 0,
+                       .request_timeout_ms = 300});
   const int port_ = served.port();
   ASSERT_GT(port_, 0);
   std::vector<int> idle;
@@ -189,6 +251,115 @@ TEST(HttpHostile, MoreIdleConnectionsThanWorkersDelayByTheDeadline) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_TRUE(ServedWithin(port_, std::chrono::seconds(2)));
   for (int fd : idle) close(fd);
+}
+
+// One client address (127.0.0.1) keeps 500 connections that send nothing
+// open, reopening each as soon as the server closes it, and 20 that send a
+// request a byte every 100 ms: with 32 workers and no per-client limit they
+// would hold every worker, and another client would wait about
+// 520 / 32 x 2 s (the old 128 workers: about 8 s). With the limit, the
+// address holds at most 8 workers; another address (127.0.0.2) is served
+// as if nothing happened: /healthz and /metrics answer 200 (without the
+// limit none does within the 5 s read timeout), each within 4 s (a bound
+// for a loaded machine: under 1 s at load average 11, 1 ms when quiet),
+// the attacker's connections are answered 503 and closed, and every
+// refusal is counted.
+TEST(HttpHostile, OneClientsStalledConnectionsDoNotStopAnother) {
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_cur < 2048) {
+    files.rlim_cur = std::min<rlim_t>(2048, files.rlim_max);
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  ASSERT_GE(files.rlim_cur, 1024u) << "too few descriptors for the test";
+  auto counters = std::make_shared<HttpServerCounters>();
+  const Served served({.counters = counters});
+  const int port = served.port();
+  ASSERT_GT(port, 0);
+  const HttpServerOptions defaults;
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered_503{0};
+  std::atomic<int> opened{0};
+  // The idle attacker: 500 open sockets; each one the server closes is
+  // read (a 503 or nothing), closed and opened again.
+  std::thread idle([&] {
+    std::vector<pollfd> fds;
+    for (int i = 0; i < 500; ++i) {
+      const int fd = ConnectFrom(port, "127.0.0.1");
+      if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+    }
+    opened = static_cast<int>(fds.size());
+    while (!stop.load()) {
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+      for (pollfd& p : fds) {
+        if (p.revents == 0) continue;
+        char buf[512];
+        const ssize_t n = recv(p.fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n > 0 &&
+            absl::StartsWith(absl::string_view(buf, static_cast<size_t>(n)),
+                             "HTTP/1.1 503 Service Unavailable")) {
+          answered_503++;
+        }
+        if (n > 0) continue;  // the end of the stream comes next
+        close(p.fd);
+        p.fd = ConnectFrom(port, "127.0.0.1");
+        if (p.fd < 0) p.fd = -1;  // poll skips it
+        p.revents = 0;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    for (const pollfd& p : fds) {
+      if (p.fd >= 0) close(p.fd);
+    }
+  });
+  // The slow attacker: 20 senders of a byte every 100 ms, reconnecting
+  // when cut off.
+  std::vector<std::thread> slow;
+  for (int i = 0; i < 20; ++i) {
+    slow.emplace_back([&] {
+      const std::string req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+      while (!stop.load()) {
+        const int fd = ConnectFrom(port, "127.0.0.1");
+        if (fd < 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          continue;
+        }
+        for (size_t k = 0; k < req.size() && !stop.load(); ++k) {
+          if (send(fd, &req[k], 1, MSG_NOSIGNAL) != 1) break;
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        close(fd);
+      }
+    });
+  }
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(20);
+  while (opened.load() < 500 && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(opened.load(), 500);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  // Over about 4 s of the attack, the other address is served every time.
+  for (int i = 0; i < 8; ++i) {
+    for (const char* path : {"/healthz", "/metrics"}) {
+      const Clock::time_point t0 = Clock::now();
+      const std::string r = GetFrom(port, "127.0.0.2", path);
+      const double took =
+          std::chrono::duration<double>(Clock::now() - t0).count();
+      EXPECT_THAT(r, StartsWith("HTTP/1.1 200")) << path << " round " << i;
+      EXPECT_LT(took, 4.0) << path << " round " << i;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  stop = true;
+  idle.join();
+  for (std::thread& t : slow) t.join();
+
+  // The attacker's connections beyond its 8 were answered 503 and counted.
+  EXPECT_GE(answered_503.load(), 500 - defaults.max_connections_per_client);
+  EXPECT_GE(counters->refused_client_limit.load(),
+            static_cast<uint64_t>(answered_503.load()));
 }
 
 // A client that keeps its connection busy with requests does not keep the
