@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "agent/cli_flags.h"
+#include "datapath/datapath_cli.h"
 
 namespace pathwise::agent {
 namespace {
@@ -57,6 +58,7 @@ struct Commands {
   CLI::App* snapshot;
   CLI::App* topology;
   CLI::App* lab;
+  CLI::App* datapath;
   CLI::App* help;
   CLI::App* version;
   CLI::Option* version_flag;
@@ -99,9 +101,13 @@ Commands BuildApp(CLI::App& app, Options* o) {
   c.lab = app.add_subcommand("lab");
   lab::AddLabFlags(*c.lab, &o->lab);
 
+  c.datapath = app.add_subcommand("datapath");
+  datapath::AddDatapathFlags(*c.datapath, &o->datapath_flags);
+
   c.help = app.add_subcommand("help", "print this help and exit");
   c.version = app.add_subcommand("version", "print the version and exit");
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.help, c.version}) {
+  for (CLI::App* sub :
+       {c.serve, c.snapshot, c.topology, c.datapath, c.help, c.version}) {
     sub->allow_extras();
   }
   // Set last: subcommands inherit the footer of their parent.
@@ -164,7 +170,7 @@ std::string FullHelp(CLI::App& app, const Commands& c) {
   // Not app.help(): that is the help of the command parsed, if any.
   std::string out = app.get_formatter()->make_help(&app, "pathwise",
                                                    CLI::AppFormatMode::Normal);
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology}) {
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.datapath}) {
     absl::StrAppend(&out, "\n", sub->help("pathwise"));
   }
   return out;
@@ -240,8 +246,8 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     // The first argument was neither a flag nor a command.
     return absl::InvalidArgumentError(
         absl::StrCat("unknown command \"", args.front(),
-                     "\": want serve, snapshot, topology or lab (see "
-                     "pathwise --help)"));
+                     "\": want serve, snapshot, topology, lab or datapath "
+                     "(see pathwise --help)"));
   }
   CLI::App* sub = app.get_subcommands().front();
   if (absl::Status s = LeftoverError(app, sub->get_name(), sub->remaining());
@@ -254,6 +260,12 @@ absl::StatusOr<Options> ParseArgsUnescaped(
   } else if (sub == c.topology) {
     o.command = Command::kTopology;
     if (o.format.empty()) o.format = "text";
+  } else if (sub == c.datapath) {
+    o.command = Command::kDatapath;
+    absl::StatusOr<datapath::DatapathOptions> d =
+        datapath::CheckDatapathArgs(o.datapath_flags);
+    if (!d.ok()) return d.status();
+    o.datapath = *std::move(d);
   } else {
     o.command = Command::kServe;
   }

@@ -15,12 +15,21 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "control/iopolicy_decider.h"
+#include "datapath/datapath_cli.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
 
 namespace pathwise::agent {
 
-enum class Command { kServe, kSnapshot, kTopology, kLab, kHelp, kVersion };
+enum class Command {
+  kServe,
+  kSnapshot,
+  kTopology,
+  kLab,
+  kDatapath,
+  kHelp,
+  kVersion
+};
 
 enum class BpfMode { kAuto, kRequired, kOff };
 
@@ -54,6 +63,10 @@ struct Options {
   std::optional<bool> kernel_queue_depth;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
+  // Command::kDatapath: the datapath's own flags (datapath/datapath_cli.h),
+  // as typed and as checked.
+  datapath::DatapathFlags datapath_flags;
+  datapath::DatapathOptions datapath;
   // Command::kHelp: what to print, the help of the command it was asked of
   // (`pathwise snapshot --help`) or of the whole binary.
   std::string help;

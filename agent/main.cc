@@ -19,6 +19,7 @@
 #include "agent/stages.h"
 #include "agent/version.h"
 #include "collectors/sysfs_namespace.h"
+#include "datapath/datapath_cli.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -211,6 +212,9 @@ int Main(int argc, char** argv) {
     case Command::kLab:
       // A simulator: shares none of the agent's flags, logging or sysfs.
       return lab::RunLab(o.lab, std::cout, std::cerr);
+    case Command::kDatapath:
+      // Its own checks, devices and signal handling (datapath/).
+      return datapath::RunDatapath(o.datapath, std::cout, std::cerr);
     default:
       break;
   }

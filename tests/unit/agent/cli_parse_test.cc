@@ -227,8 +227,8 @@ TEST(CliParseTest, UnknownFlagsCommandsAndArguments) {
             "unknown flag --bogus (see pathwise --help)");
   EXPECT_EQ(Error({"-x"}), "unknown flag -x (see pathwise --help)");
   EXPECT_EQ(Error({"frobnicate"}),
-            "unknown command \"frobnicate\": want serve, snapshot, topology "
-            "or lab (see pathwise --help)");
+            "unknown command \"frobnicate\": want serve, snapshot, topology, "
+            "lab or datapath (see pathwise --help)");
   EXPECT_EQ(Error({"snapshot", "extra"}),
             "unexpected argument \"extra\" (see pathwise --help)");
   EXPECT_EQ(Error({"--interval=1s", "snapshot"}),
