@@ -28,19 +28,25 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
   app.add_option("--namespace", f->namespace_spec,
                  "auto (the only namespace with two or more paths), its "
                  "identity (uuid.<uuid>, nguid.<hex>, eui.<hex>, as sysfs "
-                 "wwid spells it) or a per-controller name (nvme0n1)");
+                 "wwid spells it) or a per-controller name (nvme0n1)")
+      ->type_name("ID|auto");
   app.add_option("--policy", f->policy, "round-robin, queue-depth or pathwise")
+      ->type_name("POLICY")
       ->default_str("pathwise");
   app.add_option("--queues", f->queues, "ublk queues, one thread each")
+      ->type_name("N")
       ->default_str("1");
   app.add_option("--depth", f->depth, "requests in flight per queue")
+      ->type_name("N")
       ->default_str("64");
   app.add_option("--no_path_timeout", f->no_path_timeout,
                  "with no usable path, how long I/O waits for one before it "
                  "fails with EIO")
+      ->type_name("DURATION")
       ->default_str("30s");
   app.add_option("--io_timeout", f->io_timeout,
                  "a command out longer than this takes its path out of use")
+      ->type_name("DURATION")
       ->default_str("10s");
   // Tests: a captured sysfs tree, another /dev, a missing control node.
   app.add_option("--sysfs_root", f->sysfs_root)->group("");
