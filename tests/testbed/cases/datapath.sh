@@ -1,6 +1,9 @@
 # The userspace multipath datapath (`pathwise datapath`) on NVMe/TCP with
-# native multipath off: one line for a namespace that does not exist; then
-# /dev/ublkbN over both paths (ublk_drv loaded by the datapath itself), fio
+# native multipath off. The testbed's namespace 1 is a null_blk that keeps
+# no data, so a second namespace, on a tmpfs file, is added to the
+# subsystem for verification. One line each for a namespace that does not
+# exist and for an ambiguous auto; then /dev/ublkbN over both paths of
+# namespace 2 (ublk_drv loaded by the datapath itself), fio
 # randrw 4k with crc32c verification, I/O seen on both paths' links (the
 # passthru commands are not in the namespaces' /sys/block stat on 6.12);
 # then path 0's link goes down mid-run and comes back: fio verification
@@ -16,13 +19,28 @@ expect_eq "exit status for a missing namespace" "$?" 2
 expect_eq "message for a missing namespace" "$out" \
   "pathwise: no such namespace: nvme9n9 (want auto, an identity such as uuid.<uuid>, or a per-controller name such as nvme0n1)"
 
+uuid=5f0c2a8e-6d1b-4c3e-9a7f-0d2b8c4e6a10
+img=/dev/shm/datapath-ns2.img
+truncate -s 256M "$img" || fail "truncate $img"
+ns2=$TB_CFS/subsystems/$TB_NQN/namespaces/2
+mkdir "$ns2" && echo "$img" >"$ns2/device_path" && echo 1 >"$ns2/buffered_io" &&
+  echo "$uuid" >"$ns2/device_uuid" && echo 1 >"$ns2/enable" || fail "adding namespace 2"
+ns2_paths() { grep -l "$uuid" /sys/class/nvme/nvme*/nvme*n*/wwid 2>/dev/null | wc -l; }
+tb_wait 20 eval '(( $(ns2_paths) == 2 ))' || fail "namespace 2 not seen on both paths"
+pass "namespace 2 on both paths"
+
+out=$("$bin" datapath --namespace auto 2>&1)
+expect_eq "exit status for an ambiguous auto" "$?" 2
+expect_eq "message for an ambiguous auto" "$out" \
+  "pathwise: --namespace auto: several namespaces have more than one path; pick one of $(cat "/sys/block/${TB_PATHS[0]}/wwid"), uuid.$uuid"
+
 link_bytes() { # i: bytes both ways on path i's link
   local d=/sys/class/net/tbh$1/statistics
   echo $(($(cat $d/rx_bytes) + $(cat $d/tx_bytes)))
 }
 
 [[ ! -e /dev/ublk-control ]] || fail "/dev/ublk-control exists before the datapath ran"
-"$bin" datapath --namespace auto --queues 2 --depth 64 --io_timeout 2s \
+"$bin" datapath --namespace "uuid.$uuid" --queues 2 --depth 64 --io_timeout 2s \
   --no_path_timeout 30s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
 pid=$!
 if ! tb_wait 15 test -s "$TB_OUT/device.txt"; then
@@ -32,7 +50,7 @@ fi
 dev=$(head -1 "$TB_OUT/device.txt")
 cat "$TB_OUT/server.log"
 [[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
-expect_eq "device size" "$(blockdev --getsize64 "$dev")" "$(blockdev --getsize64 "/dev/${TB_PATHS[0]}")"
+expect_eq "device size" "$(blockdev --getsize64 "$dev")" $((256 << 20))
 
 fio_verify() { # name runtime [fio args]
   local name=$1 runtime=$2
@@ -85,8 +103,9 @@ kill -TERM "$pid"
 wait "$pid"
 expect_eq "datapath exit status after SIGTERM" "$?" 0
 cat "$TB_OUT/server.log"
-grep -q "pathwise: path ${TB_PATHS[0]}: .* [1-9][0-9]* failovers" "$TB_OUT/server.log" ||
-  fail "no failover counted on path 0"
+p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvme*n*/wwid)")")
+grep -q "pathwise: path $p0: .* [1-9][0-9]* failovers" "$TB_OUT/server.log" ||
+  fail "no failover counted on path 0 ($p0)"
 grep -q "requests, 0 failed" "$TB_OUT/server.log" || fail "requests failed"
 shopt -s nullglob
 left=(/dev/ublkb* /dev/ublkc* /sys/class/ublk-char/*)
