@@ -4,6 +4,7 @@
 #include "datapath/datapath_cli.h"
 
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -144,17 +145,42 @@ TEST_F(RunDatapathTest, OnePath) {
             "(nvme0n1) has one path; the datapath needs two or more\n");
 }
 
-TEST_F(RunDatapathTest, NoUblkOrNotRoot) {
+TEST_F(RunDatapathTest, NoUblk) {
+  if (geteuid() != 0) GTEST_SKIP() << "the ublk check comes after root's";
   AddPath(0);
   AddPath(1);
   EXPECT_EQ(Run("auto", root_), 2);
-  if (geteuid() == 0) {
-    EXPECT_EQ(err_, std::string("pathwise: ") + ublk::kNoUblkMessage + "\n");
-  } else {
-    EXPECT_EQ(err_,
-              "pathwise: the datapath needs root (it opens /dev/ngXnY and "
-              "/dev/ublk-control)\n");
+  EXPECT_EQ(err_, std::string("pathwise: ") + ublk::kNoUblkMessage + "\n");
+}
+
+// Run as an unprivileged user: in a child that drops root when the test
+// runs as root.
+TEST_F(RunDatapathTest, NotRoot) {
+  AddPath(0);
+  AddPath(1);
+  const std::string want =
+      "pathwise: the datapath needs root (it opens /dev/ngXnY and "
+      "/dev/ublk-control)\n";
+  if (geteuid() != 0) {
+    EXPECT_EQ(Run("auto", root_), 2);
+    EXPECT_EQ(err_, want);
+    return;
   }
+  fs::permissions(root_, fs::perms::all);  // readable as nobody
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (setresuid(65534, 65534, 65534) != 0) _exit(10);
+    DatapathOptions o;
+    o.sysfs_root = root_;
+    std::ostringstream out, err;
+    const int rc = RunDatapath(o, out, err);
+    _exit(rc == 2 && err.str() == want && out.str().empty() ? 0 : 11);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
