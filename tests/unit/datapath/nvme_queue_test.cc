@@ -334,6 +334,35 @@ TEST_F(NvmeQueueTest, PathErrorFailsOverAndProbesBringThePathBack) {
   EXPECT_EQ(st.failed_requests, 0u);
 }
 
+// The ANA seam: the selector's view follows PathStates' ANA states, with
+// the kernel's rule (non-optimized only when no optimized path is usable).
+TEST_F(NvmeQueueTest, AnaStatesSteerSelection) {
+  Start(policy::Policy::kRoundRobin);
+  backend_->paths().SetAnaState(0, model::AnaState::kNonOptimized);
+  for (uint16_t t = 0; t < 3; ++t) EXPECT_EQ(Submit(Read(t)).at(0).fd, 1);
+  backend_->paths().SetAnaState(1, model::AnaState::kInaccessible);
+  for (uint16_t t = 3; t < 5; ++t) EXPECT_EQ(Submit(Read(t)).at(0).fd, 0);
+  backend_->paths().SetAnaState(0, model::AnaState::kOptimized);
+  backend_->paths().SetAnaState(1, model::AnaState::kOptimized);
+  std::vector<int> fds;
+  for (uint16_t t = 5; t < 7; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  std::sort(fds.begin(), fds.end());
+  EXPECT_EQ(fds, (std::vector<int>{0, 1}));  // both back in the rotation
+}
+
+// An ANA status fails over and tells the ANA handler which path.
+TEST_F(NvmeQueueTest, AnaStatusReachesTheHandler) {
+  Start(policy::Policy::kRoundRobin);
+  int reported = -1;
+  backend_->paths().SetAnaErrorHandler([&](int p) { reported = p; });
+  const Sqe s = Submit(Read(1)).at(0);
+  Cqe(s, 0x302);  // ANA inaccessible
+  EXPECT_EQ(reported, s.fd);
+  const std::vector<Sqe> moved = Commands(context_.Drain());
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_NE(moved[0].fd, s.fd);
+}
+
 TEST_F(NvmeQueueTest, MediaErrorGoesToTheApplication) {
   Start(policy::Policy::kRoundRobin);
   const Sqe s = Submit(Read(1)).at(0);
