@@ -173,7 +173,10 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   sigwait(&signals, &sig);
   const absl::Status stopped = (*device)->Stop();
   Summary(**backend, err);
-  err << "pathwise: removed " << (*device)->block_path() << "\n";
+  const ublk::QueueCounters c = (*device)->counters();
+  err << "pathwise: removed " << (*device)->block_path() << ": " << c.requests
+      << " block requests, " << c.failed << " failed, " << c.abandoned
+      << " abandoned at shutdown\n";
   if (!stopped.ok())
     return Line(err, kExitRuntime, std::string(stopped.message()));
   return 0;

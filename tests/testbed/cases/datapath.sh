@@ -107,6 +107,8 @@ p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvm
 grep -q "pathwise: path $p0: .* [1-9][0-9]* failovers" "$TB_OUT/server.log" ||
   fail "no failover counted on path 0 ($p0)"
 grep -q "requests, 0 failed" "$TB_OUT/server.log" || fail "requests failed"
+grep -q "removed $dev: [0-9]* block requests, 0 failed, 0 abandoned at shutdown" \
+  "$TB_OUT/server.log" || fail "I/O failed or was stuck at removal"
 shopt -s nullglob
 left=(/dev/ublkb* /dev/ublkc* /sys/class/ublk-char/*)
 expect_eq "ublk devices left behind" "${left[*]}" ""
