@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "agent/cli_flags.h"
 #include "agent/cli_queues.h"
+#include "datapath/datapath_cli.h"
 
 namespace pathwise::agent {
 namespace {
@@ -60,6 +61,7 @@ struct Commands {
   CLI::App* queues;
   CLI::App* top;
   CLI::App* lab;
+  CLI::App* datapath;
   CLI::App* help;
   CLI::App* version;
   CLI::Option* version_flag;
@@ -116,10 +118,13 @@ Commands BuildApp(CLI::App& app, Options* o) {
   c.lab = app.add_subcommand("lab");
   lab::AddLabFlags(*c.lab, &o->lab);
 
+  c.datapath = app.add_subcommand("datapath");
+  datapath::AddDatapathFlags(*c.datapath, &o->datapath_flags);
+
   c.help = app.add_subcommand("help", "print this help and exit");
   c.version = app.add_subcommand("version", "print the version and exit");
-  for (CLI::App* sub :
-       {c.serve, c.snapshot, c.topology, c.queues, c.top, c.help, c.version}) {
+  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.queues, c.top,
+                        c.datapath, c.help, c.version}) {
     sub->allow_extras();
   }
   // Set last: subcommands inherit the footer of their parent.
@@ -182,7 +187,8 @@ std::string FullHelp(CLI::App& app, const Commands& c) {
   // Not app.help(): that is the help of the command parsed, if any.
   std::string out = app.get_formatter()->make_help(&app, "pathwise",
                                                    CLI::AppFormatMode::Normal);
-  for (CLI::App* sub : {c.serve, c.snapshot, c.topology, c.queues, c.top}) {
+  for (CLI::App* sub :
+       {c.serve, c.snapshot, c.topology, c.queues, c.top, c.datapath}) {
     absl::StrAppend(&out, "\n", sub->help("pathwise"));
   }
   return out;
@@ -258,7 +264,8 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     // The first argument was neither a flag nor a command.
     return absl::InvalidArgumentError(
         absl::StrCat("unknown command \"", args.front(),
-                     "\": want serve, snapshot, topology, queues, top or lab "
+                     "\": want serve, snapshot, topology, queues, top, lab or "
+                     "datapath "
                      "(see pathwise --help)"));
   }
   CLI::App* sub = app.get_subcommands().front();
@@ -281,6 +288,12 @@ absl::StatusOr<Options> ParseArgsUnescaped(
     o.top.format = o.format;
     o.top.interval = o.interval;
     o.top.url_given = c.top->count("--url") > 0;
+  } else if (sub == c.datapath) {
+    o.command = Command::kDatapath;
+    absl::StatusOr<datapath::DatapathOptions> d =
+        datapath::CheckDatapathArgs(o.datapath_flags);
+    if (!d.ok()) return d.status();
+    o.datapath = *std::move(d);
   } else {
     o.command = Command::kServe;
   }

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "control/iopolicy_decider.h"
+#include "datapath/datapath_cli.h"
 #include "exporters/histogram_exposition.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
@@ -29,6 +30,7 @@ enum class Command {
   kQueues,
   kTop,
   kLab,
+  kDatapath,
   kHelp,
   kVersion
 };
@@ -78,6 +80,10 @@ struct Options {
   // `pathwise queues --plan` prints the tuning plan.
   bool queues = false;
   bool queues_plan = false;
+  // Command::kDatapath: the datapath's own flags (datapath/datapath_cli.h),
+  // as typed and as checked.
+  datapath::DatapathFlags datapath_flags;
+  datapath::DatapathOptions datapath;
   // Command::kHelp: what to print, the help of the command it was asked of
   // (`pathwise snapshot --help`) or of the whole binary.
   std::string help;

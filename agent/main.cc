@@ -22,6 +22,7 @@
 #include "collectors/queue_source.h"
 #include "collectors/sysfs_namespace.h"
 #include "control/queue_plan.h"
+#include "datapath/datapath_cli.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -322,6 +323,9 @@ int Main(int argc, char** argv) {
     case Command::kLab:
       // A simulator: shares none of the agent's flags, logging or sysfs.
       return lab::RunLab(o.lab, std::cout, std::cerr);
+    case Command::kDatapath:
+      // Its own checks, devices and signal handling (datapath/).
+      return datapath::RunDatapath(o.datapath, std::cout, std::cerr);
     default:
       break;
   }

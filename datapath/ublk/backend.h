@@ -106,6 +106,10 @@ struct Geometry {
   bool fua = false;
   bool discard = false;
   bool write_zeroes = false;
+  // The largest discard and write-zeroes request, in bytes; 0: no limit of
+  // the backend's (the block layer splits larger ones).
+  uint64_t max_discard_bytes = 0;
+  uint64_t max_write_zeroes_bytes = 0;
 };
 
 struct RingNeeds {

@@ -1,5 +1,6 @@
 #include "datapath/ublk/params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -104,10 +105,19 @@ ublk_params BuildParams(const Geometry& geometry, uint32_t max_io_buf_bytes) {
     d.discard_granularity = 1u << geometry.physical_block_shift;
     if (geometry.discard) {
       d.max_discard_sectors = UINT32_MAX >> kSectorShift;
+      if (geometry.max_discard_bytes > 0) {
+        d.max_discard_sectors = static_cast<uint32_t>(std::min<uint64_t>(
+            d.max_discard_sectors, geometry.max_discard_bytes >> kSectorShift));
+      }
       d.max_discard_segments = 1;  // the only count ublk_drv supports
     }
     if (geometry.write_zeroes) {
       d.max_write_zeroes_sectors = UINT32_MAX >> kSectorShift;
+      if (geometry.max_write_zeroes_bytes > 0) {
+        d.max_write_zeroes_sectors = static_cast<uint32_t>(std::min<uint64_t>(
+            d.max_write_zeroes_sectors,
+            geometry.max_write_zeroes_bytes >> kSectorShift));
+      }
     }
   }
   return p;

@@ -234,7 +234,7 @@ TEST(CliParseTest, UnknownFlagsCommandsAndArguments) {
   EXPECT_EQ(Error({"-x"}), "unknown flag -x (see pathwise --help)");
   EXPECT_EQ(Error({"frobnicate"}),
             "unknown command \"frobnicate\": want serve, snapshot, topology, "
-            "queues, top or lab (see pathwise --help)");
+            "queues, top, lab or datapath (see pathwise --help)");
   EXPECT_EQ(Error({"snapshot", "extra"}),
             "unexpected argument \"extra\" (see pathwise --help)");
   EXPECT_EQ(Error({"--interval=1s", "snapshot"}),

@@ -1,0 +1,100 @@
+#include "datapath/datapath_cli.h"
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+
+namespace pathwise::datapath {
+namespace {
+
+absl::Status ParsePositiveDuration(const std::string& flag,
+                                   const std::string& text, absl::Duration* d) {
+  if (!absl::ParseDuration(text, d) || *d <= absl::ZeroDuration() ||
+      *d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag,
+                     " must be a positive duration such as 30s, "
+                     "not \"",
+                     text, "\""));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
+  app.description(
+      "serve one NVMe namespace as /dev/ublkbN, choosing a path for every "
+      "I/O (needs root, nvme_core.multipath=N and ublk_drv)");
+  app.add_option("--namespace", f->namespace_spec,
+                 "auto (the only namespace with two or more paths), its "
+                 "identity (uuid.<uuid>, nguid.<hex>, eui.<hex>, as sysfs "
+                 "wwid spells it) or a per-controller name (nvme0n1)")
+      ->type_name("ID|auto");
+  app.add_option("--policy", f->policy, "round-robin, queue-depth or pathwise")
+      ->type_name("POLICY")
+      ->default_str("pathwise");
+  app.add_option("--queues", f->queues, "ublk queues, one thread each")
+      ->type_name("N")
+      ->default_str("1");
+  app.add_option("--depth", f->depth, "requests in flight per queue")
+      ->type_name("N")
+      ->default_str("64");
+  app.add_option("--no_path_timeout", f->no_path_timeout,
+                 "with no usable path, how long I/O waits for one before it "
+                 "fails with EIO")
+      ->type_name("DURATION")
+      ->default_str("30s");
+  app.add_option("--io_timeout", f->io_timeout,
+                 "a command out longer than this takes its path out of use")
+      ->type_name("DURATION")
+      ->default_str("10s");
+  // Tests: a captured sysfs tree, another /dev, a missing control node.
+  app.add_option("--sysfs_root", f->sysfs_root)->group("");
+  app.add_option("--dev_dir", f->dev_dir)->group("");
+  app.add_option("--ublk_control", f->ublk_control)->group("");
+}
+
+absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
+  DatapathOptions o;
+  if (f.namespace_spec.empty()) {
+    return absl::InvalidArgumentError(
+        "datapath needs --namespace (an identity, nvmeXnY, or auto)");
+  }
+  o.namespace_spec = f.namespace_spec;
+  const std::optional<policy::Policy> p = policy::PolicyFromName(f.policy);
+  if (!p ||
+      (*p != policy::Policy::kRoundRobin && *p != policy::Policy::kQueueDepth &&
+       *p != policy::Policy::kPathwise)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--policy must be round-robin, queue-depth or "
+                     "pathwise, not \"",
+                     f.policy, "\""));
+  }
+  o.policy = *p;
+  if (f.queues < 1 || f.queues > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--queues must be 1..64, not ", f.queues));
+  }
+  if (f.depth < 1 || f.depth > 4096) {  // UBLK_MAX_QUEUE_DEPTH
+    return absl::InvalidArgumentError(
+        absl::StrCat("--depth must be 1..4096, not ", f.depth));
+  }
+  o.queues = static_cast<uint16_t>(f.queues);
+  o.depth = static_cast<uint16_t>(f.depth);
+  if (absl::Status s = ParsePositiveDuration(
+          "no_path_timeout", f.no_path_timeout, &o.no_path_timeout);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          ParsePositiveDuration("io_timeout", f.io_timeout, &o.io_timeout);
+      !s.ok()) {
+    return s;
+  }
+  o.sysfs_root = f.sysfs_root;
+  o.dev_dir = f.dev_dir;
+  o.ublk_control = f.ublk_control;
+  return o;
+}
+
+}  // namespace pathwise::datapath

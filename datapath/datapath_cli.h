@@ -1,0 +1,73 @@
+// `pathwise datapath`: its flags and the run of the userspace multipath
+// datapath as a ublk block device.
+//
+//   pathwise datapath --namespace ID|auto
+//                     [--policy round-robin|queue-depth|pathwise]
+//                     [--queues N] [--depth N] [--no_path_timeout D]
+//                     [--io_timeout D]
+//
+// Creates /dev/ublkbN over every path of one namespace (the kernel's
+// native multipath off: nvme_core.multipath=N), prints its path on stdout,
+// serves it until SIGTERM or SIGINT, then removes it.
+//
+// Exit codes: 0 served and removed cleanly, 1 a runtime failure, 2 bad
+// input with one line on stderr (bad flags, no such namespace, a namespace
+// with one path, native multipath on, ublk_drv missing, not root).
+#ifndef PATHWISE_DATAPATH_DATAPATH_CLI_H_
+#define PATHWISE_DATAPATH_DATAPATH_CLI_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "policy/policy.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace pathwise::datapath {
+
+struct DatapathOptions {
+  std::string namespace_spec = "auto";
+  policy::Policy policy = policy::Policy::kPathwise;
+  uint16_t queues = 1;
+  uint16_t depth = 64;
+  absl::Duration no_path_timeout = absl::Seconds(30);
+  absl::Duration io_timeout = absl::Seconds(10);
+  // For tests: another sysfs tree, /dev directory and ublk control node.
+  std::string sysfs_root = "/sys";
+  std::string dev_dir = "/dev";
+  std::string ublk_control = "/dev/ublk-control";
+};
+
+// The flags as typed, before CheckDatapathArgs turns them into options.
+struct DatapathFlags {
+  std::string namespace_spec;
+  std::string policy = "pathwise";
+  int queues = 1;
+  int depth = 64;
+  std::string no_path_timeout = "30s";
+  std::string io_timeout = "10s";
+  std::string sysfs_root = "/sys";
+  std::string dev_dir = "/dev";
+  std::string ublk_control = "/dev/ublk-control";
+};
+
+// Adds the flags, description and footer to `app` (the agent's `datapath`
+// subcommand). Parsing `app` fills `*flags`.
+void AddDatapathFlags(CLI::App& app, DatapathFlags* flags);
+
+// The flags as options, or a one-line error naming the flag.
+absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& flags);
+
+// Runs the datapath; the exit code above. `out` gets the device path,
+// `err` the one-line errors (prefixed "pathwise: ") and a summary.
+int RunDatapath(const DatapathOptions& options, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace pathwise::datapath
+
+#endif  // PATHWISE_DATAPATH_DATAPATH_CLI_H_

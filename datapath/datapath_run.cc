@@ -1,0 +1,185 @@
+// RunDatapath (datapath_cli.h): the checks that get one line each, then the
+// device's life from Create to Stop.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "datapath/datapath_cli.h"
+#include "datapath/namespaces.h"
+#include "datapath/nvme_backend.h"
+#include "datapath/ublk/control.h"
+#include "datapath/ublk/device.h"
+
+extern char** environ;
+
+namespace pathwise::datapath {
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+int Line(std::ostream& err, int code, const std::string& message) {
+  err << "pathwise: " << message << "\n";
+  return code;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+// `modprobe ublk_drv`, quietly; its exit status, or -1 when it could not
+// run.
+int Modprobe() {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char arg0[] = "modprobe";
+  char arg1[] = "ublk_drv";
+  char* argv[] = {arg0, arg1, nullptr};
+  pid_t pid = 0;
+  const int r = posix_spawnp(&pid, "modprobe", &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (r != 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The control node, loading ublk_drv when it is missing (only for the real
+// node: tests point --ublk_control at a missing path to see the line).
+absl::Status EnsureUblk(const std::string& control) {
+  if (Exists(control)) return absl::OkStatus();
+  if (control != DatapathOptions().ublk_control) {
+    return absl::FailedPreconditionError(ublk::kNoUblkMessage);
+  }
+  const int rc = Modprobe();
+  for (int i = 0; i < 40 && rc == 0 && !Exists(control); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (Exists(control)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "ublk_drv is not loaded and `modprobe ublk_drv` ",
+      rc < 0 ? std::string("could not run")
+             : absl::StrCat("failed (exit ", rc, ")"),
+      "; the datapath needs Linux >= 6.1 with CONFIG_BLK_DEV_UBLK"));
+}
+
+std::string PathNames(const NamespaceGroup& g) {
+  std::vector<std::string> names;
+  for (const NamespacePath& p : g.paths) names.push_back(p.name);
+  return absl::StrJoin(names, ", ");
+}
+
+void Summary(const NvmeBackend& backend, std::ostream& err) {
+  const DatapathStats s = backend.Stats();
+  err << "pathwise: datapath: " << s.requests << " requests, "
+      << s.failed_requests << " failed, " << s.no_path_waits
+      << " waited for a path\n";
+  for (size_t i = 0; i < s.paths.size(); ++i) {
+    const PathStats& p = s.paths[i];
+    err << "pathwise: path " << backend.group().paths[i].name << ": " << p.ios
+        << " I/Os, " << p.errors << " errors, " << p.failovers << " failovers, "
+        << p.timeouts << " timeouts, " << p.probes << " probes\n";
+  }
+}
+
+}  // namespace
+
+int RunDatapath(const DatapathOptions& o, std::ostream& out,
+                std::ostream& err) {
+  if (NativeMultipathOn(o.sysfs_root)) {
+    return Line(err, kExitUsage,
+                "native NVMe multipath is on (nvme_core.multipath=Y): boot "
+                "with nvme_core.multipath=N for the datapath, or keep native "
+                "multipath and tune it with `pathwise serve --actuate`");
+  }
+  absl::StatusOr<std::vector<NamespacePath>> found =
+      ReadNamespacePaths(o.sysfs_root);
+  if (!found.ok()) {
+    return Line(err, kExitRuntime, std::string(found.status().message()));
+  }
+  absl::StatusOr<NamespaceGroup> group =
+      ResolveNamespace(GroupNamespaces(*std::move(found)), o.namespace_spec);
+  if (!group.ok()) {
+    return Line(err, kExitUsage, std::string(group.status().message()));
+  }
+  if (geteuid() != 0) {
+    return Line(err, kExitUsage,
+                "the datapath needs root (it opens /dev/ngXnY and "
+                "/dev/ublk-control)");
+  }
+  if (absl::Status s = EnsureUblk(o.ublk_control); !s.ok()) {
+    return Line(err, kExitUsage, std::string(s.message()));
+  }
+
+  BackendOptions bo;
+  bo.policy = o.policy;
+  bo.no_path_timeout = o.no_path_timeout;
+  bo.io_timeout = o.io_timeout;
+  bo.dev_dir = o.dev_dir;
+  absl::StatusOr<std::unique_ptr<NvmeBackend>> backend =
+      NvmeBackend::Open(*group, bo);
+  if (!backend.ok()) {
+    return Line(err,
+                absl::IsFailedPrecondition(backend.status()) ? kExitUsage
+                                                             : kExitRuntime,
+                std::string(backend.status().message()));
+  }
+
+  // Every thread the device starts inherits this mask; the signals are
+  // taken here with sigwait.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  ublk::DeviceOptions dopt;
+  dopt.control_path = o.ublk_control;
+  dopt.dev_dir = o.dev_dir;
+  dopt.queues = o.queues;
+  dopt.depth = o.depth;
+  dopt.max_io_bytes = (*backend)->max_io_bytes();
+  absl::StatusOr<std::unique_ptr<ublk::Device>> device =
+      ublk::Device::Create(dopt, **backend);
+  if (!device.ok()) {
+    const absl::Status& s = device.status();
+    return Line(err,
+                absl::IsFailedPrecondition(s) || absl::IsInvalidArgument(s)
+                    ? kExitUsage
+                    : kExitRuntime,
+                std::string(s.message()));
+  }
+  out << (*device)->block_path() << std::endl;
+  err << "pathwise: serving " << (*device)->block_path() << " over "
+      << group->paths.size() << " paths (" << PathNames(*group) << ") of "
+      << group->id << ", policy " << policy::PolicyName(o.policy) << ", "
+      << (*device)->queues() << " queues x " << (*device)->depth()
+      << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB\n";
+  int sig = 0;
+  sigwait(&signals, &sig);
+  const absl::Status stopped = (*device)->Stop();
+  Summary(**backend, err);
+  const ublk::QueueCounters c = (*device)->counters();
+  err << "pathwise: removed " << (*device)->block_path() << ": " << c.requests
+      << " block requests, " << c.failed << " failed, " << c.abandoned
+      << " abandoned at shutdown\n";
+  if (!stopped.ok())
+    return Line(err, kExitRuntime, std::string(stopped.message()));
+  return 0;
+}
+
+}  // namespace pathwise::datapath

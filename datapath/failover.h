@@ -1,0 +1,92 @@
+// What the datapath does with one NVMe passthru completion, and when a
+// failed path is tried again: pure decisions, no I/O and no clock.
+//
+// The rule is the kernel's (nvme_decide_disposition() with REQ_NVME_MPATH):
+// a path-related status (SCT 3h: ANA states, host path errors, commands
+// the host aborted) goes to another path, unless the controller set Do Not
+// Retry; any other NVMe status goes to the application. A negative errno
+// from the passthru completion means the command never got an answer from
+// the namespace (the controller is resetting, the transport broke, the
+// kernel cancelled it at its own timeout): also another path's job. The few
+// errnos that describe the command itself (a bad buffer, an unsupported
+// operation) would fail on every path and go to the application.
+#ifndef PATHWISE_DATAPATH_FAILOVER_H_
+#define PATHWISE_DATAPATH_FAILOVER_H_
+
+#include <cstdint>
+
+#include "model/types.h"
+
+namespace pathwise::datapath {
+
+struct Disposition {
+  enum class Kind : uint8_t {
+    kComplete,  // success: complete with `result`
+    kFailover,  // resubmit on another usable path
+    kRetry,     // resubmit (any path, this one included): a transient refusal
+    kFail,      // complete with `result` (-errno)
+  };
+  Kind kind = Kind::kComplete;
+  // kComplete: bytes (reads and writes) or 0; kFail: -errno.
+  int32_t result = 0;
+  // kFailover: the path is to be marked failed (re-checked later).
+  bool path_failed = false;
+  // kFailover: an ANA status (the path's ANA state is stale: re-read it).
+  bool ana_error = false;
+  // The NVMe status class, or kSuccess for an errno result.
+  model::NvmeStatusClass status_class = model::NvmeStatusClass::kSuccess;
+};
+
+// `res` is the passthru CQE's res (0 success, > 0 NVMe status, < 0
+// -errno); `success_result` is what a success completes the request with.
+Disposition DecideCompletion(int32_t res, int32_t success_result);
+
+// The -errno an application sees for an NVMe status it is given (the
+// kernel's nvme_error_status(), in the few cases that are not -EIO).
+int32_t ErrnoForStatus(uint16_t status);
+
+// How often an I/O is resubmitted before it fails with EIO, and how long a
+// failed path rests before it is probed.
+struct RetryPolicy {
+  // Submissions of one I/O (the first included) that ended in kFailover
+  // or kRetry before it fails with EIO.
+  int max_attempts = 8;
+  int64_t backoff_initial_ns = 100'000'000;  // 100 ms
+  int64_t backoff_max_ns = 5'000'000'000;    // 5 s
+};
+
+// A path's failure state: usable until a failure; then failed, probed once
+// its back-off has passed, usable again when a probe succeeds, and each
+// failed probe doubles the back-off (up to the policy's maximum). Not
+// thread-safe (PathStates serialises it).
+class PathHealth {
+ public:
+  explicit PathHealth(const RetryPolicy& policy = {}) : policy_(policy) {}
+
+  bool failed() const { return failed_; }
+  bool probing() const { return probing_; }
+  int64_t retry_at_ns() const { return retry_at_ns_; }
+  int64_t backoff_ns() const { return backoff_ns_; }
+
+  // An I/O failed on the path. Returns whether the path was usable until
+  // now (a state change).
+  bool OnFailure(int64_t now_ns);
+  // Whether a probe is due: failed, none out, the back-off passed.
+  bool ProbeDue(int64_t now_ns) const {
+    return failed_ && !probing_ && now_ns >= retry_at_ns_;
+  }
+  void OnProbeStart() { probing_ = true; }
+  // Returns whether the path became usable.
+  bool OnProbeResult(bool ok, int64_t now_ns);
+
+ private:
+  RetryPolicy policy_;
+  bool failed_ = false;
+  bool probing_ = false;
+  int64_t retry_at_ns_ = 0;
+  int64_t backoff_ns_ = 0;
+};
+
+}  // namespace pathwise::datapath
+
+#endif  // PATHWISE_DATAPATH_FAILOVER_H_

@@ -1,0 +1,81 @@
+// One ublk queue's half of the NVMe multipath backend (nvme_backend.h):
+// lives on the queue's thread and shares its ring.
+#ifndef PATHWISE_DATAPATH_NVME_QUEUE_H_
+#define PATHWISE_DATAPATH_NVME_QUEUE_H_
+
+#include <linux/time_types.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "datapath/nvme_backend.h"
+#include "nvme/io.h"
+#include "policy/selector.h"
+
+namespace pathwise::datapath {
+
+class NvmeQueue final : public ublk::QueueBackend {
+ public:
+  // The paths' fds must already be registered files of context.ring(), at
+  // indexes 0..paths-1 (AttachQueue does that).
+  NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context, int64_t now_ns);
+  ~NvmeQueue() override;
+
+  void Submit(const ublk::IoRequest& request) override;
+  void OnCqe(const io_uring_cqe& cqe) override;
+  void Poll() override;
+  void Cancel(uint16_t tag) override;
+
+ private:
+  enum class Kind : uint8_t { kIo = 0, kProbe = 1, kTimer = 2 };
+  struct Slot {
+    ublk::IoRequest request;
+    bool active = false;
+    bool waiting = false;    // for a usable path
+    bool timed_out = false;  // its path was marked failed for it
+    int path = -1;           // where it is out; -1 none
+    int attempts = 0;
+    int64_t submit_ns = 0;  // to its current path
+    int64_t wait_deadline_ns = 0;
+    uint64_t generation = 0;
+    nvme::DsmRange range;  // Deallocate's payload
+  };
+
+  static uint64_t Cookie(Kind kind, uint64_t generation, uint16_t index);
+  void Dispatch(uint16_t tag, int64_t now);
+  bool Issue(uint16_t tag, int path, int64_t now);
+  void Finish(uint16_t tag, int32_t result);
+  void OnIoCqe(uint16_t tag, uint64_t generation, int32_t res);
+  void OnProbeCqe(int path, int32_t res);
+  // Timeouts, waiting requests, probes, selector ticks, counters.
+  void Service(int64_t now);
+  void RefreshPaths();
+  void StartProbes(int64_t now);
+  void ArmTimer();
+  bool NeedsTimer() const;
+  policy::IoRequest SelectorIo(const ublk::IoRequest& r) const;
+
+  NvmeBackend& backend_;
+  ublk::QueueContext& context_;
+  const BackendOptions& options_;
+  const uint32_t lba_shift_;
+  std::unique_ptr<policy::Selector> selector_;
+  std::vector<Slot> slots_;
+  std::deque<uint16_t> waiting_;
+  uint64_t paths_generation_ = 0;
+  int in_flight_ = 0;
+  int64_t next_tick_ns_ = 0;
+  int64_t next_service_ns_ = 0;
+  bool timer_armed_ = false;
+  __kernel_timespec timer_ts_{};
+  // A probe reads the first block of the namespace into its own buffer.
+  std::vector<std::byte*> probe_buffers_;
+  std::vector<bool> probing_;
+  DatapathStats stats_;
+};
+
+}  // namespace pathwise::datapath
+
+#endif  // PATHWISE_DATAPATH_NVME_QUEUE_H_

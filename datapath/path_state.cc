@@ -1,0 +1,92 @@
+#include "datapath/path_state.h"
+
+namespace pathwise::datapath {
+
+void PathStats::Merge(const PathStats& o) {
+  ios += o.ios;
+  bytes += o.bytes;
+  errors += o.errors;
+  failovers += o.failovers;
+  selections += o.selections;
+  timeouts += o.timeouts;
+  probes += o.probes;
+  probe_failures += o.probe_failures;
+  for (size_t i = 0; i < errors_by_class.size(); ++i) {
+    errors_by_class[i] += o.errors_by_class[i];
+  }
+  transport_errors += o.transport_errors;
+  latency.Merge(o.latency);
+}
+
+void DatapathStats::Merge(const DatapathStats& o) {
+  if (paths.size() < o.paths.size()) paths.resize(o.paths.size());
+  for (size_t i = 0; i < o.paths.size(); ++i) paths[i].Merge(o.paths[i]);
+  requests += o.requests;
+  failed_requests += o.failed_requests;
+  no_path_waits += o.no_path_waits;
+  no_path_timeouts += o.no_path_timeouts;
+}
+
+PathStates::PathStates(int paths, const RetryPolicy& retry)
+    : health_(static_cast<size_t>(paths), PathHealth(retry)),
+      ana_(static_cast<size_t>(paths), model::AnaState::kUnknown) {}
+
+PathStatus PathStates::Get(int path) const {
+  absl::MutexLock l(&mu_);
+  PathStatus s;
+  s.failed = health_[path].failed();
+  s.probing = health_[path].probing();
+  s.ana = ana_[path];
+  return s;
+}
+
+std::vector<policy::PathInfo> PathStates::Infos() const {
+  absl::MutexLock l(&mu_);
+  std::vector<policy::PathInfo> out(health_.size());
+  for (size_t i = 0; i < health_.size(); ++i) {
+    out[i].usable = !health_[i].failed() && model::AnaAllowsIo(ana_[i]);
+    out[i].optimized = ana_[i] != model::AnaState::kNonOptimized;
+    out[i].controller = static_cast<int>(i);
+  }
+  return out;
+}
+
+bool PathStates::AnyUsable() const {
+  absl::MutexLock l(&mu_);
+  for (size_t i = 0; i < health_.size(); ++i) {
+    if (!health_[i].failed() && model::AnaAllowsIo(ana_[i])) return true;
+  }
+  return false;
+}
+
+void PathStates::SetAnaState(int path, model::AnaState state) {
+  absl::MutexLock l(&mu_);
+  if (ana_[path] == state) return;
+  ana_[path] = state;
+  Bump();
+}
+
+void PathStates::OnFailure(int path, int64_t now_ns) {
+  absl::MutexLock l(&mu_);
+  if (health_[path].OnFailure(now_ns)) {
+    failed_count_.fetch_add(1, std::memory_order_acq_rel);
+    Bump();
+  }
+}
+
+bool PathStates::ClaimProbe(int path, int64_t now_ns) {
+  absl::MutexLock l(&mu_);
+  if (!health_[path].ProbeDue(now_ns)) return false;
+  health_[path].OnProbeStart();
+  return true;
+}
+
+void PathStates::OnProbeResult(int path, bool ok, int64_t now_ns) {
+  absl::MutexLock l(&mu_);
+  if (health_[path].OnProbeResult(ok, now_ns)) {
+    failed_count_.fetch_sub(1, std::memory_order_acq_rel);
+    Bump();
+  }
+}
+
+}  // namespace pathwise::datapath

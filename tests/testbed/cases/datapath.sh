@@ -1,0 +1,118 @@
+# The userspace multipath datapath (`pathwise datapath`) on NVMe/TCP with
+# native multipath off. The testbed's namespace 1 is a null_blk that keeps
+# no data, so a second namespace, on a tmpfs file, is added to the
+# subsystem for verification. One line each for a namespace that does not
+# exist and for an ambiguous auto; then /dev/ublkbN over both paths of
+# namespace 2 (ublk_drv loaded by the datapath itself), fio
+# randrw 4k with crc32c verification, I/O seen on both paths' links (the
+# passthru commands are not in the namespaces' /sys/block stat on 6.12);
+# then path 0's link goes down mid-run and comes back: fio verification
+# passes with no error, and path 0 carries I/O again afterwards; SIGTERM
+# removes the device with nothing left behind.
+# Args: PATHWISE_BINARY
+. "$TB_SCRIPT_DIR/assert.sh"
+bin=$1
+[[ $TB_MULTIPATH == off ]] || fail "needs --multipath off"
+
+out=$("$bin" datapath --namespace nvme9n9 2>&1)
+expect_eq "exit status for a missing namespace" "$?" 2
+expect_eq "message for a missing namespace" "$out" \
+  "pathwise: no such namespace: nvme9n9 (want auto, an identity such as uuid.<uuid>, or a per-controller name such as nvme0n1)"
+
+uuid=5f0c2a8e-6d1b-4c3e-9a7f-0d2b8c4e6a10
+img=/dev/shm/datapath-ns2.img
+truncate -s 256M "$img" || fail "truncate $img"
+ns2=$TB_CFS/subsystems/$TB_NQN/namespaces/2
+mkdir "$ns2" && echo "$img" >"$ns2/device_path" && echo 1 >"$ns2/buffered_io" &&
+  echo "$uuid" >"$ns2/device_uuid" && echo 1 >"$ns2/enable" || fail "adding namespace 2"
+ns2_paths() { grep -l "$uuid" /sys/class/nvme/nvme*/nvme*n*/wwid 2>/dev/null | wc -l; }
+tb_wait 20 eval '(( $(ns2_paths) == 2 ))' || fail "namespace 2 not seen on both paths"
+pass "namespace 2 on both paths"
+
+out=$("$bin" datapath --namespace auto 2>&1)
+expect_eq "exit status for an ambiguous auto" "$?" 2
+expect_eq "message for an ambiguous auto" "$out" \
+  "pathwise: --namespace auto: several namespaces have more than one path; pick one of $(cat "/sys/block/${TB_PATHS[0]}/wwid"), uuid.$uuid"
+
+link_bytes() { # i: bytes both ways on path i's link
+  local d=/sys/class/net/tbh$1/statistics
+  echo $(($(cat $d/rx_bytes) + $(cat $d/tx_bytes)))
+}
+
+[[ ! -e /dev/ublk-control ]] || fail "/dev/ublk-control exists before the datapath ran"
+"$bin" datapath --namespace "uuid.$uuid" --queues 2 --depth 64 --io_timeout 2s \
+  --no_path_timeout 30s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
+pid=$!
+if ! tb_wait 15 test -s "$TB_OUT/device.txt"; then
+  cat "$TB_OUT/server.log" >&2
+  fail "no device announced"
+fi
+dev=$(head -1 "$TB_OUT/device.txt")
+cat "$TB_OUT/server.log"
+[[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
+expect_eq "device size" "$(blockdev --getsize64 "$dev")" $((256 << 20))
+
+fio_verify() { # name runtime [fio args]
+  local name=$1 runtime=$2
+  shift 2
+  fio --eta=never --name="$name" --filename="$dev" --direct=1 --ioengine=io_uring \
+    --rw=randrw --bs=4k --iodepth=16 --size=64M --time_based --runtime="$runtime" \
+    --verify=crc32c --verify_fatal=1 --verify_backlog=256 \
+    --output-format=json --output="$TB_OUT/fio-$name.json" "$@"
+}
+fio_check() { # name
+  local err reads writes
+  read -r err reads writes < <(jq -r '.jobs[0] | "\(.error) \(.read.total_ios) \(.write.total_ios)"' \
+    "$TB_OUT/fio-$1.json")
+  expect_eq "fio $1 error" "$err" 0
+  ((reads > 200 && writes > 200)) || fail "fio $1: too little I/O: $reads reads, $writes writes"
+  pass "fio $1 verified: $reads reads, $writes writes"
+}
+
+b0=$(link_bytes 0) b1=$(link_bytes 1)
+fio_verify randrw 8 || { cat "$TB_OUT/fio-randrw.json" >&2; fail "fio randrw with verification"; }
+fio_check randrw
+d0=$(($(link_bytes 0) - b0)) d1=$(($(link_bytes 1) - b1))
+echo "link bytes during randrw: path 0 $d0, path 1 $d1"
+((d0 > 4 << 20 && d1 > 4 << 20)) || fail "I/O did not go to both paths ($d0, $d1 bytes)"
+pass "I/O went to both paths"
+
+# Path 0 down mid-run: in-flight commands there end when the kernel gives
+# up on the link; new ones go to path 1 once path 0 misses --io_timeout.
+fio_verify failover 16 &
+fio_pid=$!
+sleep 3
+tb_path_down 0 || fail "tb_path_down 0"
+sleep 7
+tb_path_up 0 || fail "tb_path_up 0"
+wait "$fio_pid" || { cat "$TB_OUT/fio-failover.json" >&2; fail "fio verify across the path failure"; }
+fio_check failover
+
+# Path 0 is probed back into use once its controller has reconnected.
+tb_wait 20 eval '[[ $(cat /sys/class/nvme/${TB_CTRLS[0]}/state) == live ]]' ||
+  fail "path 0's controller did not reconnect"
+sleep 2
+b0=$(link_bytes 0)
+fio_verify back 3 || fail "fio after path 0 came back"
+fio_check back
+d0=$(($(link_bytes 0) - b0))
+((d0 > 1 << 20)) || fail "path 0 carries no I/O after it came back ($d0 bytes)"
+pass "path 0 back in use ($d0 bytes)"
+
+kill -TERM "$pid"
+wait "$pid"
+expect_eq "datapath exit status after SIGTERM" "$?" 0
+cat "$TB_OUT/server.log"
+p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvme*n*/wwid)")")
+grep -q "pathwise: path $p0: .* [1-9][0-9]* failovers" "$TB_OUT/server.log" ||
+  fail "no failover counted on path 0 ($p0)"
+grep -q "requests, 0 failed" "$TB_OUT/server.log" || fail "requests failed"
+grep -q "removed $dev: [0-9]* block requests, 0 failed, 0 abandoned at shutdown" \
+  "$TB_OUT/server.log" || fail "I/O failed or was stuck at removal"
+shopt -s nullglob
+left=(/dev/ublkb* /dev/ublkc* /sys/class/ublk-char/*)
+expect_eq "ublk devices left behind" "${left[*]}" ""
+if dmesg | grep -E "WARNING|BUG:"; then
+  fail "kernel warnings during the run"
+fi
+pass "datapath: verified over both paths, failed over and back, removed"

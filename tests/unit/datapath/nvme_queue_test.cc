@@ -1,0 +1,450 @@
+// The NVMe multipath backend's queue on a fake ublk queue and a fake clock:
+// the commands it puts on the ring, path selection through the policy
+// library's selectors, failover, the no-path wait, timeouts and probes.
+// The ng devices are regular files here (the backend only registers them;
+// nothing is submitted to a real ring).
+#include <linux/nvme_ioctl.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "datapath/nvme_backend.h"
+#include "gtest/gtest.h"
+#include "nvme/io.h"
+
+namespace pathwise::datapath {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kMs = 1'000'000;
+
+struct Sqe {
+  uint8_t opcode = 0;
+  int fd = -1;
+  uint8_t flags = 0;
+  uint32_t cmd_op = 0;
+  uint64_t user_data = 0;
+  nvme_uring_cmd cmd{};
+};
+
+class FakeContext final : public ublk::QueueContext {
+ public:
+  explicit FakeContext(uint16_t depth) : depth_(depth) {
+    io_uring_params p{};
+    p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+    ok_ = io_uring_queue_init_params(8, &ring_, &p) == 0;
+  }
+  ~FakeContext() override {
+    if (ok_) io_uring_queue_exit(&ring_);
+  }
+  bool ok() const { return ok_; }
+
+  int queue_id() const override { return 0; }
+  uint16_t depth() const override { return depth_; }
+  io_uring_sqe* GetSqe() override {
+    storage_.emplace_back();
+    return reinterpret_cast<io_uring_sqe*>(storage_.back().data());
+  }
+  io_uring* ring() override { return &ring_; }
+  void Complete(uint16_t tag, int32_t result) override {
+    completed_[tag] = result;
+  }
+  void Wake() override {}
+
+  // The SQEs put on the ring since the last call.
+  std::vector<Sqe> Drain() {
+    std::vector<Sqe> out;
+    for (auto& raw : storage_) {
+      const auto* s = reinterpret_cast<const io_uring_sqe*>(raw.data());
+      Sqe x;
+      x.opcode = s->opcode;
+      x.fd = s->fd;
+      x.flags = s->flags;
+      x.cmd_op = s->cmd_op;
+      x.user_data = s->user_data;
+      std::memcpy(&x.cmd, s->cmd, sizeof(x.cmd));
+      out.push_back(x);
+    }
+    storage_.clear();
+    return out;
+  }
+  std::map<uint16_t, int32_t> completed_;
+
+ private:
+  uint16_t depth_;
+  io_uring ring_{};
+  bool ok_ = false;
+  std::deque<std::array<uint8_t, 128>> storage_;
+};
+
+class NvmeQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pathwise-dp-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override {
+    queue_.reset();
+    backend_.reset();
+    fs::remove_all(dir_);
+  }
+
+  void Start(policy::Policy policy, int paths = 2) {
+    NamespaceGroup g;
+    g.id = "uuid.1";
+    for (int i = 0; i < paths; ++i) {
+      NamespacePath p;
+      p.name = "nvme" + std::to_string(i) + "n1";
+      p.generic = "ng" + std::to_string(i) + "n1";
+      p.controller_instance = i;
+      p.nsid = 1;
+      p.size_sectors = 1 << 20;
+      p.logical_block_size = 4096;
+      p.physical_block_size = 4096;
+      p.max_hw_sectors_kb = 256;
+      p.discard_max_hw_bytes = 1 << 30;
+      p.write_zeroes_max_bytes = 1 << 30;
+      std::ofstream(dir_ + "/" + p.generic) << "x";
+      g.paths.push_back(p);
+    }
+    BackendOptions o;
+    o.policy = policy;
+    o.dev_dir = dir_;
+    o.no_path_timeout = absl::Milliseconds(500);
+    o.io_timeout = absl::Milliseconds(200);
+    o.retry.backoff_initial_ns = 100 * kMs;
+    o.clock = [this] { return now_; };
+    auto b = NvmeBackend::Open(g, o);
+    ASSERT_TRUE(b.ok()) << b.status();
+    backend_ = *std::move(b);
+    ASSERT_TRUE(context_.ok());
+    auto q = backend_->AttachQueue(context_);
+    ASSERT_TRUE(q.ok()) << q.status();
+    queue_ = *std::move(q);
+  }
+
+  ublk::IoRequest Read(uint16_t tag, uint64_t offset = 8192,
+                       uint32_t length = 4096) {
+    ublk::IoRequest r;
+    r.tag = tag;
+    r.op = ublk::IoOp::kRead;
+    r.offset = offset;
+    r.length = length;
+    r.buffer = std::span<std::byte>(buffer_.data(), length);
+    return r;
+  }
+
+  // The NVMe commands among `sqes` (timers left out).
+  static std::vector<Sqe> Commands(const std::vector<Sqe>& sqes) {
+    std::vector<Sqe> out;
+    for (const Sqe& s : sqes) {
+      if (s.opcode == IORING_OP_URING_CMD) out.push_back(s);
+    }
+    return out;
+  }
+  std::vector<Sqe> Submit(const ublk::IoRequest& r) {
+    queue_->Submit(r);
+    return Commands(context_.Drain());
+  }
+  void Cqe(const Sqe& s, int32_t res) {
+    io_uring_cqe c{};
+    c.user_data = s.user_data;
+    c.res = res;
+    queue_->OnCqe(c);
+  }
+  // Advances the clock and lets the queue do its periodic work.
+  std::vector<Sqe> Advance(int64_t ns) {
+    now_ += ns;
+    queue_->Poll();
+    return Commands(context_.Drain());
+  }
+
+  std::string dir_;
+  int64_t now_ = 1'000 * kMs;
+  FakeContext context_{64};
+  std::array<std::byte, 1 << 20> buffer_{};
+  std::unique_ptr<NvmeBackend> backend_;
+  std::unique_ptr<ublk::QueueBackend> queue_;
+};
+
+TEST_F(NvmeQueueTest, ReadIsAnNvmeReadOnARegisteredDevice) {
+  Start(policy::Policy::kRoundRobin);
+  const std::vector<Sqe> s = Submit(Read(3, 8 * 4096, 2 * 4096));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].cmd_op, NVME_URING_CMD_IO);
+  EXPECT_EQ(s[0].flags & IOSQE_FIXED_FILE, IOSQE_FIXED_FILE);
+  EXPECT_EQ(s[0].fd, 0);  // path 0's registered index
+  EXPECT_EQ(s[0].cmd.opcode, nvme::kIoRead);
+  EXPECT_EQ(s[0].cmd.nsid, 1u);
+  EXPECT_EQ(s[0].cmd.cdw10, 8u);  // LBA in 4 KiB blocks
+  EXPECT_EQ(s[0].cmd.cdw12, 1u);  // two blocks, 0-based
+  EXPECT_EQ(s[0].cmd.data_len, 8192u);
+  EXPECT_EQ(s[0].cmd.addr, reinterpret_cast<uintptr_t>(buffer_.data()));
+  EXPECT_TRUE(s[0].user_data & ublk::QueueContext::kBackendBit);
+  now_ += 2 * kMs;
+  Cqe(s[0], 0);
+  EXPECT_EQ(context_.completed_.at(3), 8192);
+  queue_.reset();  // publishes the final counters
+  const DatapathStats st = backend_->Stats();
+  EXPECT_EQ(st.requests, 1u);
+  EXPECT_EQ(st.paths[0].ios, 1u);
+  EXPECT_EQ(st.paths[0].bytes, 8192u);
+  EXPECT_EQ(st.paths[0].selections, 1u);
+  EXPECT_EQ(st.paths[0].latency.Count(), 1u);
+  EXPECT_EQ(st.paths[1].ios, 0u);
+}
+
+TEST_F(NvmeQueueTest, EveryOpHasItsCommand) {
+  Start(policy::Policy::kRoundRobin);
+  ublk::IoRequest w = Read(1);
+  w.op = ublk::IoOp::kWrite;
+  w.fua = true;
+  std::vector<Sqe> s = Submit(w);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].cmd.opcode, nvme::kIoWrite);
+  EXPECT_EQ(s[0].cmd.cdw12, nvme::kCdw12Fua);
+
+  ublk::IoRequest d = Read(2, 4096 * 100, 4096 * 16);
+  d.op = ublk::IoOp::kDiscard;
+  d.buffer = {};
+  s = Submit(d);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].cmd.opcode, nvme::kIoDatasetManagement);
+  const auto* range = reinterpret_cast<const nvme::DsmRange*>(s[0].cmd.addr);
+  EXPECT_EQ(range->slba, 100u);
+  EXPECT_EQ(range->blocks, 16u);
+
+  ublk::IoRequest z = Read(4, 0, 4096 * 4);
+  z.op = ublk::IoOp::kWriteZeroes;
+  z.no_unmap = true;
+  s = Submit(z);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].cmd.opcode, nvme::kIoWriteZeroes);
+  EXPECT_EQ(s[0].cmd.cdw12, 3u);  // no deallocate
+
+  ublk::IoRequest f = Read(5, 0, 0);
+  f.op = ublk::IoOp::kFlush;
+  s = Submit(f);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].cmd.opcode, nvme::kIoFlush);
+  Cqe(s[0], 0);
+  EXPECT_EQ(context_.completed_.at(5), 0);
+}
+
+TEST_F(NvmeQueueTest, RoundRobinAlternates) {
+  Start(policy::Policy::kRoundRobin);
+  std::vector<int> fds;
+  for (uint16_t t = 0; t < 4; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  EXPECT_EQ(fds, (std::vector<int>{0, 1, 0, 1}));
+}
+
+TEST_F(NvmeQueueTest, QueueDepthPicksTheEmptierPath) {
+  Start(policy::Policy::kQueueDepth);
+  const Sqe a = Submit(Read(0)).at(0);
+  const Sqe b = Submit(Read(1)).at(0);
+  EXPECT_NE(a.fd, b.fd);
+  Cqe(a, 0);  // a's path is now empty, b's has one
+  EXPECT_EQ(Submit(Read(2)).at(0).fd, a.fd);
+}
+
+// The selector learns from the datapath's own latencies: with path 0 at
+// 30 ms and path 1 at 1 ms, pathwise sends nearly everything to path 1.
+TEST_F(NvmeQueueTest, PathwiseFollowsTheMeasuredLatencies) {
+  Start(policy::Policy::kPathwise);
+  struct Out {
+    int64_t done;
+    Sqe sqe;
+    uint16_t tag;
+  };
+  std::vector<Out> out;
+  std::array<int, 2> chosen{};
+  uint16_t next = 0;
+  const int64_t end = now_ + 5'000 * kMs;
+  auto issue = [&](uint16_t tag) {
+    const Sqe s = Submit(Read(tag)).at(0);
+    ++chosen[s.fd];
+    out.push_back({now_ + (s.fd == 0 ? 30 : 1) * kMs, s, tag});
+  };
+  for (; next < 8; ++next) issue(next);
+  while (now_ < end) {
+    auto first = std::min_element(
+        out.begin(), out.end(),
+        [](const Out& a, const Out& b) { return a.done < b.done; });
+    const Out o = *first;
+    out.erase(first);
+    now_ = o.done;
+    Cqe(o.sqe, 0);
+    queue_->Poll();
+    context_.Drain();
+    issue(o.tag);
+  }
+  EXPECT_GT(chosen[1], 20 * chosen[0]) << chosen[0] << " vs " << chosen[1];
+}
+
+TEST_F(NvmeQueueTest, PathErrorFailsOverAndProbesBringThePathBack) {
+  Start(policy::Policy::kRoundRobin);
+  const Sqe first = Submit(Read(7)).at(0);
+  ASSERT_EQ(first.fd, 0);
+  Cqe(first, 0x370);  // host path error
+  std::vector<Sqe> again = Commands(context_.Drain());
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].fd, 1);  // resubmitted on the other path
+  EXPECT_TRUE(backend_->paths().Get(0).failed);
+  EXPECT_EQ(context_.completed_.count(7), 0u);
+  Cqe(again[0], 0);
+  EXPECT_EQ(context_.completed_.at(7), 4096);
+  // New I/O avoids the failed path.
+  for (uint16_t t = 10; t < 14; ++t) EXPECT_EQ(Submit(Read(t)).at(0).fd, 1);
+
+  // After the back-off (100 ms) a probe reads block 0 of path 0.
+  EXPECT_TRUE(Advance(50 * kMs).empty());
+  std::vector<Sqe> probe = Advance(60 * kMs);
+  ASSERT_EQ(probe.size(), 1u);
+  EXPECT_EQ(probe[0].fd, 0);
+  EXPECT_EQ(probe[0].cmd.opcode, nvme::kIoRead);
+  EXPECT_EQ(probe[0].cmd.cdw10, 0u);
+  Cqe(probe[0], -ENOTCONN);  // still down: the back-off doubles
+  EXPECT_TRUE(backend_->paths().Get(0).failed);
+  EXPECT_TRUE(Advance(150 * kMs).empty());
+  probe = Advance(60 * kMs);
+  ASSERT_EQ(probe.size(), 1u);
+  Cqe(probe[0], 0);
+  EXPECT_FALSE(backend_->paths().Get(0).failed);
+  std::vector<int> fds;
+  for (uint16_t t = 20; t < 22; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  EXPECT_NE(std::find(fds.begin(), fds.end(), 0), fds.end());
+  queue_.reset();
+  const DatapathStats st = backend_->Stats();
+  EXPECT_EQ(st.paths[0].errors, 1u);
+  EXPECT_EQ(st.paths[0].failovers, 1u);
+  EXPECT_EQ(st.paths[0].probes, 2u);
+  EXPECT_EQ(st.paths[0].probe_failures, 1u);
+  EXPECT_EQ(st.paths[0].errors_by_class[model::ErrorClassIndex(
+                model::NvmeStatusClass::kPath)],
+            1u);
+  EXPECT_EQ(st.failed_requests, 0u);
+}
+
+// The ANA seam: the selector's view follows PathStates' ANA states, with
+// the kernel's rule (non-optimized only when no optimized path is usable).
+TEST_F(NvmeQueueTest, AnaStatesSteerSelection) {
+  Start(policy::Policy::kRoundRobin);
+  backend_->paths().SetAnaState(0, model::AnaState::kNonOptimized);
+  for (uint16_t t = 0; t < 3; ++t) EXPECT_EQ(Submit(Read(t)).at(0).fd, 1);
+  backend_->paths().SetAnaState(1, model::AnaState::kInaccessible);
+  for (uint16_t t = 3; t < 5; ++t) EXPECT_EQ(Submit(Read(t)).at(0).fd, 0);
+  backend_->paths().SetAnaState(0, model::AnaState::kOptimized);
+  backend_->paths().SetAnaState(1, model::AnaState::kOptimized);
+  std::vector<int> fds;
+  for (uint16_t t = 5; t < 7; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  std::sort(fds.begin(), fds.end());
+  EXPECT_EQ(fds, (std::vector<int>{0, 1}));  // both back in the rotation
+}
+
+// An ANA status fails over and tells the ANA handler which path.
+TEST_F(NvmeQueueTest, AnaStatusReachesTheHandler) {
+  Start(policy::Policy::kRoundRobin);
+  int reported = -1;
+  backend_->paths().SetAnaErrorHandler([&](int p) { reported = p; });
+  const Sqe s = Submit(Read(1)).at(0);
+  Cqe(s, 0x302);  // ANA inaccessible
+  EXPECT_EQ(reported, s.fd);
+  const std::vector<Sqe> moved = Commands(context_.Drain());
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_NE(moved[0].fd, s.fd);
+}
+
+TEST_F(NvmeQueueTest, MediaErrorGoesToTheApplication) {
+  Start(policy::Policy::kRoundRobin);
+  const Sqe s = Submit(Read(1)).at(0);
+  Cqe(s, 0x281);
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+  EXPECT_TRUE(Commands(context_.Drain()).empty());
+  EXPECT_FALSE(backend_->paths().Get(s.fd).failed);
+}
+
+TEST_F(NvmeQueueTest, WithNoPathIoWaitsThenFailsWithEio) {
+  Start(policy::Policy::kRoundRobin);
+  Cqe(Submit(Read(1)).at(0), -EIO);
+  Cqe(Commands(context_.Drain()).at(0), -EIO);
+  // Both paths failed: the request waits, nothing is sent but probes.
+  EXPECT_TRUE(Commands(context_.Drain()).empty());
+  EXPECT_EQ(context_.completed_.count(1), 0u);
+  // Probes fail too; at the no-path timeout (500 ms) the request fails.
+  for (int i = 0; i < 9; ++i) {
+    for (const Sqe& p : Advance(50 * kMs)) Cqe(p, -ENOTCONN);
+    EXPECT_EQ(context_.completed_.count(1), 0u) << i;
+  }
+  for (const Sqe& p : Advance(60 * kMs)) Cqe(p, -ENOTCONN);
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+  queue_.reset();
+  EXPECT_EQ(backend_->Stats().no_path_timeouts, 1u);
+}
+
+TEST_F(NvmeQueueTest, AWaitingRequestGoesOutWhenAPathReturns) {
+  Start(policy::Policy::kRoundRobin);
+  Cqe(Submit(Read(1)).at(0), -EIO);
+  Cqe(Commands(context_.Drain()).at(0), -EIO);
+  std::vector<Sqe> probes = Advance(110 * kMs);
+  ASSERT_EQ(probes.size(), 2u);
+  Cqe(probes[1], 0);  // path 1 answers
+  std::vector<Sqe> sent = Advance(50 * kMs);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].fd, 1);
+  EXPECT_EQ(sent[0].cmd.cdw10, 2u);  // the waiting read, not a probe
+  Cqe(sent[0], 0);
+  EXPECT_EQ(context_.completed_.at(1), 4096);
+}
+
+// A command out past the I/O timeout takes its path out of use at once; the
+// command itself moves when the kernel ends it.
+TEST_F(NvmeQueueTest, TimeoutMarksThePathAndTheAbortFailsOver) {
+  Start(policy::Policy::kRoundRobin);
+  const Sqe stuck = Submit(Read(1)).at(0);
+  ASSERT_EQ(stuck.fd, 0);
+  Advance(150 * kMs);
+  EXPECT_FALSE(backend_->paths().Get(0).failed);
+  Advance(100 * kMs);
+  EXPECT_TRUE(backend_->paths().Get(0).failed);
+  EXPECT_EQ(Submit(Read(2)).at(0).fd, 1);
+  EXPECT_EQ(context_.completed_.count(1), 0u);
+  Cqe(stuck, 0x371);  // the kernel aborted it
+  const std::vector<Sqe> moved = Commands(context_.Drain());
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].fd, 1);
+}
+
+TEST_F(NvmeQueueTest, RetriesAreBounded) {
+  Start(policy::Policy::kRoundRobin);
+  Sqe s = Submit(Read(1)).at(0);
+  // EAGAIN does not fail the path; the request gives up after 8 tries.
+  for (int i = 0; i < 7; ++i) {
+    Cqe(s, -EAGAIN);
+    s = Commands(context_.Drain()).at(0);
+  }
+  Cqe(s, -EAGAIN);
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+  EXPECT_FALSE(backend_->paths().AnyFailed());
+}
+
+TEST_F(NvmeQueueTest, ACancelledRequestIsNeverCompleted) {
+  Start(policy::Policy::kQueueDepth);
+  const Sqe s = Submit(Read(1)).at(0);
+  queue_->Cancel(1);
+  Cqe(s, 0);
+  EXPECT_EQ(context_.completed_.count(1), 0u);
+  // Its in-flight count was returned: the next I/O sees both paths empty.
+  EXPECT_EQ(Submit(Read(2)).at(0).fd, 0);
+}
+
+}  // namespace
+}  // namespace pathwise::datapath
