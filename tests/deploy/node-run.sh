@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs one of tests/deploy's Node scripts with its npm dependencies.
 #   tests/deploy/node-run.sh WORKDIR SCRIPT.mjs [ARGS...]   (or --test FILE.mjs)
-# WORKDIR (in the build tree) gets package.json, package-lock.json and the
-# scripts; `npm ci` runs there when the lockfile changed since the last
+# WORKDIR (in the build tree) gets package.json, package-lock.json, the
+# scripts and dashboards/'s generator (as WORKDIR/dashboards/); `npm ci` runs there when the lockfile changed since the last
 # install, so the source tree gets no node_modules. Needs node >= 18 and npm
 # (scripts/setup-deps installs them).
 set -euo pipefail
@@ -12,6 +12,12 @@ mkdir -p "$work"
 for f in package.json package-lock.json "$here"/*.mjs; do
   cp -f "$here/$(basename "$f")" "$work/"
 done
+# The dashboards' generator imports Grafana's foundation SDK: it runs from
+# here, next to node_modules (dashboards/generate.sh).
+dash=$here/../../dashboards
+mkdir -p "$work/dashboards/lib"
+cp -f "$dash/generate.mjs" "$work/dashboards/"
+cp -f "$dash"/lib/*.mjs "$dash/lib/tsconfig.json" "$work/dashboards/lib/"
 stamp=$work/node_modules/.pathwise-lock.sha256
 want=$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
