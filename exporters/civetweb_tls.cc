@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +74,44 @@ absl::Status PrepareCivetwebTls() {
     }
   });
   return *result;
+}
+
+void AppendTlsOptions(
+    const TlsServerConfig& tls, const std::string& pem,
+    std::vector<std::pair<std::string, std::string>>& options) {
+  options.push_back({"ssl_certificate", pem});
+  options.push_back(
+      {"ssl_protocol_version", absl::StrCat(tls.civet_protocol_version)});
+  if (tls.client_auth == ClientAuth::kNoClientCert) return;
+  options.push_back({"ssl_ca_file", tls.client_ca_file});
+  options.push_back({"ssl_verify_peer",
+                     tls.client_auth == ClientAuth::kRequireAndVerifyClientCert
+                         ? "yes"
+                         : "optional"});
+}
+
+absl::StatusOr<int> CombinedPem(const TlsServerConfig& tls) {
+  const int fd = memfd_create("pathwise-tls", MFD_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("memfd_create: ", std::strerror(errno)));
+  }
+  for (const std::string* path : {&tls.key_file, &tls.cert_file}) {
+    std::ifstream in(*path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      close(fd);
+      return absl::UnavailableError(absl::StrCat("cannot read ", *path));
+    }
+    text += "\n";
+    if (write(fd, text.data(), text.size()) !=
+        static_cast<ssize_t>(text.size())) {
+      close(fd);
+      return absl::InternalError("cannot write the TLS memory file");
+    }
+  }
+  return fd;
 }
 
 }  // namespace pathwise::exporters

@@ -20,13 +20,31 @@
 #ifndef PATHWISE_EXPORTERS_CIVETWEB_TLS_H_
 #define PATHWISE_EXPORTERS_CIVETWEB_TLS_H_
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "exporters/web_config.h"
 
 namespace pathwise::exporters {
 
 // Loads the shims once per process (later calls return the first result).
 // Must run before the first mg_start2() with a TLS port.
 absl::Status PrepareCivetwebTls();
+
+// civetweb's TLS options for `tls`, appended to `options` (the strings
+// must outlive mg_start2). `pem` holds certificate and key.
+void AppendTlsOptions(
+    const TlsServerConfig& tls, const std::string& pem,
+    std::vector<std::pair<std::string, std::string>>& options);
+
+// civetweb reads certificate (chain) and key from one PEM file
+// (ssl_certificate); the toolkit format has two. They are joined in an
+// anonymous memory file, so the key is never written to disk; civetweb
+// opens it as /proc/self/fd/N during mg_start2, after which it is closed.
+absl::StatusOr<int> CombinedPem(const TlsServerConfig& tls);
 
 }  // namespace pathwise::exporters
 

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -60,6 +61,20 @@ std::vector<ServerConnection> ServerConnections(
   }
   closedir(dir);
   return out;
+}
+
+void RefuseConnection(const ServerConnection& c, bool tls) {
+  struct stat st;
+  if (fstat(c.fd, &st) != 0 || st.st_ino != c.inode) return;
+  if (!tls) {
+    constexpr char kAnswer[] =
+        "HTTP/1.1 503 Service Unavailable\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 39\r\n"
+        "Connection: close\r\n\r\n"
+        "too many connections from your address\n";
+    send(c.fd, kAnswer, sizeof(kAnswer) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+  }
+  shutdown(c.fd, SHUT_RDWR);
 }
 
 }  // namespace pathwise::exporters

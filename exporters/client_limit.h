@@ -40,6 +40,14 @@ std::vector<size_t> OverClientLimit(const std::vector<ServerConnection>& held,
 std::vector<ServerConnection> ServerConnections(
     const std::vector<int>& local_ports);
 
+// Turns a connection away at once: a 503 if the socket takes it without
+// blocking (plain HTTP only; on a TLS connection it would be noise), then
+// both directions shut, so that the worker that has it, or takes it from
+// civetweb's queue, sees the end of the stream instead of waiting for a
+// request until the deadline. The inode is checked again right before:
+// the descriptor must still be that connection's.
+void RefuseConnection(const ServerConnection& c, bool tls);
+
 }  // namespace pathwise::exporters
 
 #endif  // PATHWISE_EXPORTERS_CLIENT_LIMIT_H_

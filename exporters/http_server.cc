@@ -130,50 +130,6 @@ int ProbeBindErrno(const std::string& listen_address) {
   return err;
 }
 
-// civetweb's TLS options for `tls`, appended to `options` (the strings
-// must outlive mg_start2). `pem` holds certificate and key.
-void AppendTlsOptions(
-    const TlsServerConfig& tls, const std::string& pem,
-    std::vector<std::pair<std::string, std::string>>& options) {
-  options.push_back({"ssl_certificate", pem});
-  options.push_back(
-      {"ssl_protocol_version", absl::StrCat(tls.civet_protocol_version)});
-  if (tls.client_auth == ClientAuth::kNoClientCert) return;
-  options.push_back({"ssl_ca_file", tls.client_ca_file});
-  options.push_back({"ssl_verify_peer",
-                     tls.client_auth == ClientAuth::kRequireAndVerifyClientCert
-                         ? "yes"
-                         : "optional"});
-}
-
-// civetweb reads certificate (chain) and key from one PEM file
-// (ssl_certificate); the toolkit format has two. They are joined in an
-// anonymous memory file, so the key is never written to disk; civetweb
-// opens it as /proc/self/fd/N during mg_start2, after which it is closed.
-absl::StatusOr<int> CombinedPem(const TlsServerConfig& tls) {
-  const int fd = memfd_create("pathwise-tls", MFD_CLOEXEC);
-  if (fd < 0) {
-    return absl::InternalError(
-        absl::StrCat("memfd_create: ", std::strerror(errno)));
-  }
-  for (const std::string* path : {&tls.key_file, &tls.cert_file}) {
-    std::ifstream in(*path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) {
-      close(fd);
-      return absl::UnavailableError(absl::StrCat("cannot read ", *path));
-    }
-    text += "\n";
-    if (write(fd, text.data(), text.size()) !=
-        static_cast<ssize_t>(text.size())) {
-      close(fd);
-      return absl::InternalError("cannot write the TLS memory file");
-    }
-  }
-  return fd;
-}
-
 void SendUnauthorized(mg_connection* conn) {
   constexpr char kBody[] = "unauthorized\n";
   mg_printf(conn,
@@ -183,26 +139,6 @@ void SendUnauthorized(mg_connection* conn) {
             "Content-Length: %zu\r\nCache-Control: no-store\r\n\r\n",
             sizeof(kBody) - 1);
   mg_write(conn, kBody, sizeof(kBody) - 1);
-}
-
-// Turns a connection away at once: a 503 if the socket takes it without
-// blocking (plain HTTP only; on a TLS connection it would be noise), then
-// both directions shut, so that the worker that has it, or takes it from
-// civetweb's queue, sees the end of the stream instead of waiting for a
-// request until the deadline. The inode is checked again right before:
-// the descriptor must still be that connection's.
-void Refuse(const ServerConnection& c, bool tls) {
-  struct stat st;
-  if (fstat(c.fd, &st) != 0 || st.st_ino != c.inode) return;
-  if (!tls) {
-    constexpr char kAnswer[] =
-        "HTTP/1.1 503 Service Unavailable\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 39\r\n"
-        "Connection: close\r\n\r\n"
-        "too many connections from your address\n";
-    send(c.fd, kAnswer, sizeof(kAnswer) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-  }
-  shutdown(c.fd, SHUT_RDWR);
 }
 
 }  // namespace
@@ -413,7 +349,7 @@ void HttpServer::EnforceClientLimit() {
     }
   }
   for (size_t i : OverClientLimit(held, max_per_client_)) {
-    Refuse(held[i], tls_);
+    RefuseConnection(held[i], tls_);
     refused.insert(held[i].inode);
     counters_->refused_client_limit++;
   }
