@@ -92,6 +92,6 @@ done
 echo "ok   datapath unit: args ($dargs), devices, capabilities, io_uring"
 if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise-datapath.service" 2>&1); then
   level=$(sed -nE 's/.*Overall exposure level for pathwise-datapath.service: ([0-9.]+).*/\1/p' <<<"$sec")
-  awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 6.0) }' || { echo "FAIL datapath exposure $level > 6.0"; exit 1; }
+  awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 3.0) }' || { echo "FAIL datapath exposure $level > 3.0"; exit 1; }
   echo "ok   systemd-analyze security exposure (datapath) $level"
 fi
