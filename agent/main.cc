@@ -325,7 +325,12 @@ int Main(int argc, char** argv) {
       return lab::RunLab(o.lab, std::cout, std::cerr);
     case Command::kDatapath:
       // Its own checks, devices and signal handling (datapath/).
-      return datapath::RunDatapath(o.datapath, std::cout, std::cerr);
+      {
+        datapath::DatapathOptions d = o.datapath;
+        d.version = std::string(kVersion);
+        d.revision = std::string(kRevision);
+        return datapath::RunDatapath(d, std::cout, std::cerr);
+      }
     default:
       break;
   }

@@ -2,6 +2,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "exporters/http_server.h"
 
 namespace pathwise::datapath {
 namespace {
@@ -48,6 +49,25 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "a command out longer than this takes its path out of use")
       ->type_name("DURATION")
       ->default_str("10s");
+  app.add_option("--listen_address", f->listen_address,
+                 "serve /metrics and /healthz on [host]:port (IPv4); \"\" "
+                 "serves none")
+      ->type_name("[HOST]:PORT")
+      ->default_str(":9879");
+  app.add_option("--web.config.file", f->web_config_file,
+                 "TLS and basic authentication for the endpoint (the "
+                 "agent's format)")
+      ->type_name("FILE");
+  app.add_option("--web.max_connections_per_client",
+                 f->web_max_connections_per_client,
+                 "HTTP connections one client address may hold; 0: no limit")
+      ->type_name("N")
+      ->default_str("8");
+  app.add_option("--histogram_buckets", f->histogram_buckets,
+                 "classic buckets of the text exposition's latency "
+                 "histograms: coarse or fine")
+      ->type_name("coarse|fine")
+      ->default_str("coarse");
   // Tests: a captured sysfs tree, another /dev, a missing control node.
   app.add_option("--sysfs_root", f->sysfs_root)->group("");
   app.add_option("--dev_dir", f->dev_dir)->group("");
@@ -91,6 +111,31 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
       !s.ok()) {
     return s;
   }
+  if (!f.listen_address.empty()) {
+    if (absl::StatusOr<std::string> ports =
+            exporters::ToCivetListeningPorts(f.listen_address);
+        !ports.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--listen_address ", ports.status().message()));
+    }
+  }
+  o.listen_address = f.listen_address;
+  o.web_config_file = f.web_config_file;
+  if (f.web_max_connections_per_client < 0 ||
+      f.web_max_connections_per_client > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--web.max_connections_per_client must be 0..1024, not ",
+                     f.web_max_connections_per_client));
+  }
+  o.web_max_connections_per_client = f.web_max_connections_per_client;
+  if (f.histogram_buckets != "coarse" && f.histogram_buckets != "fine") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--histogram_buckets must be coarse or fine, not \"",
+                     f.histogram_buckets, "\""));
+  }
+  o.histogram_buckets = f.histogram_buckets == "fine"
+                            ? exporters::HistogramBuckets::kFine
+                            : exporters::HistogramBuckets::kCoarse;
   o.sysfs_root = f.sysfs_root;
   o.dev_dir = f.dev_dir;
   o.ublk_control = f.ublk_control;

@@ -4,11 +4,15 @@
 //   pathwise datapath --namespace ID|auto
 //                     [--policy round-robin|queue-depth|pathwise]
 //                     [--queues N] [--depth N] [--no_path_timeout D]
-//                     [--io_timeout D]
+//                     [--io_timeout D] [--listen_address [HOST]:PORT]
+//                     [--web.config.file FILE]
+//                     [--web.max_connections_per_client N]
+//                     [--histogram_buckets coarse|fine]
 //
 // Creates /dev/ublkbN over every path of one namespace (the kernel's
 // native multipath off: nvme_core.multipath=N), prints its path on stdout,
-// serves it until SIGTERM or SIGINT, then removes it.
+// serves it until SIGTERM or SIGINT, then removes it. Meanwhile /metrics
+// and /healthz are served on --listen_address (datapath/exposition.h).
 //
 // Exit codes: 0 served and removed cleanly, 1 a runtime failure, 2 bad
 // input with one line on stderr (bad flags, no such namespace, a namespace
@@ -22,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "exporters/histogram_exposition.h"
 #include "policy/policy.h"
 
 namespace CLI {
@@ -37,6 +42,16 @@ struct DatapathOptions {
   uint16_t depth = 64;
   absl::Duration no_path_timeout = absl::Seconds(30);
   absl::Duration io_timeout = absl::Seconds(10);
+  // The HTTP endpoint (/metrics, /healthz): "" serves none. Its default
+  // port is not the agent's (9877), so both may run on one node.
+  std::string listen_address = ":9879";
+  std::string web_config_file;  // "" for plain HTTP without auth
+  int web_max_connections_per_client = 8;
+  exporters::HistogramBuckets histogram_buckets =
+      exporters::HistogramBuckets::kCoarse;
+  // pathwise_build_info's labels (the binary's version).
+  std::string version = "unknown";
+  std::string revision = "unknown";
   // For tests: another sysfs tree, /dev directory and ublk control node.
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
@@ -51,6 +66,10 @@ struct DatapathFlags {
   int depth = 64;
   std::string no_path_timeout = "30s";
   std::string io_timeout = "10s";
+  std::string listen_address = ":9879";
+  std::string web_config_file;
+  int web_max_connections_per_client = 8;
+  std::string histogram_buckets = "coarse";
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
   std::string ublk_control = "/dev/ublk-control";

@@ -16,10 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "datapath/datapath_cli.h"
+#include "datapath/exposition.h"
 #include "datapath/namespaces.h"
 #include "datapath/nvme_backend.h"
 #include "datapath/ublk/control.h"
 #include "datapath/ublk/device.h"
+#include "exporters/web_config.h"
 
 extern char** environ;
 
@@ -96,6 +98,34 @@ void Summary(const NvmeBackend& backend, std::ostream& err) {
   }
 }
 
+// The metrics endpoint over `backend` serving `device`; null when
+// --listen_address is "".
+absl::StatusOr<std::unique_ptr<exporters::HttpServer>> StartEndpoint(
+    const DatapathOptions& o, NvmeBackend& backend, const std::string& device,
+    exporters::WebConfig web) {
+  if (o.listen_address.empty()) return nullptr;
+  auto counters = std::make_shared<exporters::HttpServerCounters>();
+  auto view = [&backend, device, policy = o.policy] {
+    DatapathView v;
+    v.device = device;
+    v.policy = policy;
+    v.group = backend.group();
+    v.stats = backend.Stats();
+    for (int i = 0; i < backend.paths().size(); ++i) {
+      v.status.push_back(backend.paths().Get(i));
+    }
+    return v;
+  };
+  return exporters::HttpServer::Start(
+      o.listen_address,
+      DatapathRoutes(view, o.sysfs_root, {o.version, o.revision},
+                     o.histogram_buckets, counters),
+      exporters::HttpServerOptions{
+          .max_connections_per_client = o.web_max_connections_per_client,
+          .web = std::move(web),
+          .counters = counters});
+}
+
 }  // namespace
 
 int RunDatapath(const DatapathOptions& o, std::ostream& out,
@@ -123,6 +153,17 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   }
   if (absl::Status s = EnsureUblk(o.ublk_control); !s.ok()) {
     return Line(err, kExitUsage, std::string(s.message()));
+  }
+  exporters::WebConfig web;
+  if (!o.web_config_file.empty()) {
+    absl::StatusOr<exporters::WebConfig> loaded =
+        exporters::LoadWebConfig(o.web_config_file);
+    if (!loaded.ok()) {
+      return Line(
+          err, kExitUsage,
+          absl::StrCat("--web.config.file ", loaded.status().message()));
+    }
+    web = *std::move(loaded);
   }
 
   BackendOptions bo;
@@ -163,15 +204,30 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
                     : kExitRuntime,
                 std::string(s.message()));
   }
+  const std::string block_path = (*device)->block_path();
+  absl::StatusOr<std::unique_ptr<exporters::HttpServer>> endpoint =
+      StartEndpoint(o, **backend, block_path.substr(block_path.rfind('/') + 1),
+                    std::move(web));
+  if (!endpoint.ok()) {
+    (void)(*device)->Stop();
+    return Line(err, kExitRuntime, std::string(endpoint.status().message()));
+  }
   out << (*device)->block_path() << std::endl;
   err << "pathwise: serving " << (*device)->block_path() << " over "
       << group->paths.size() << " paths (" << PathNames(*group) << ") of "
       << group->id << ", policy " << policy::PolicyName(o.policy) << ", "
       << (*device)->queues() << " queues x " << (*device)->depth()
-      << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB\n";
+      << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB";
+  if (*endpoint != nullptr) {
+    const std::vector<int> ports = (*endpoint)->ListeningPorts();
+    err << ", metrics on " << o.listen_address << " (port "
+        << (ports.empty() ? 0 : ports[0]) << ")";
+  }
+  err << "\n";
   int sig = 0;
   sigwait(&signals, &sig);
   const absl::Status stopped = (*device)->Stop();
+  endpoint->reset();
   Summary(**backend, err);
   const ublk::QueueCounters c = (*device)->counters();
   err << "pathwise: removed " << (*device)->block_path() << ": " << c.requests

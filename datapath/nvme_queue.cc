@@ -210,6 +210,7 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
     ++ps.ios;
     if (data) ps.bytes += r.length;
     ps.latency.Observe(static_cast<uint64_t>(std::max<int64_t>(latency, 0)));
+    ps.RecordOp(ModelOpOf(r.op), data ? r.length : 0, latency);
     Finish(tag, d.result);
     return;
   }

@@ -2,6 +2,22 @@
 
 namespace pathwise::datapath {
 
+model::Op ModelOpOf(ublk::IoOp op) {
+  switch (op) {
+    case ublk::IoOp::kRead:
+      return model::Op::kRead;
+    case ublk::IoOp::kWrite:
+      return model::Op::kWrite;
+    case ublk::IoOp::kFlush:
+      return model::Op::kFlush;
+    case ublk::IoOp::kDiscard:
+      return model::Op::kDiscard;
+    case ublk::IoOp::kWriteZeroes:
+      return model::Op::kOther;
+  }
+  return model::Op::kOther;
+}
+
 void PathStats::Merge(const PathStats& o) {
   ios += o.ios;
   bytes += o.bytes;
@@ -16,6 +32,17 @@ void PathStats::Merge(const PathStats& o) {
   }
   transport_errors += o.transport_errors;
   latency.Merge(o.latency);
+  for (size_t i = 0; i < by_op.size(); ++i) by_op[i].Merge(o.by_op[i]);
+}
+
+void PathStats::RecordOp(model::Op op, uint64_t op_bytes, int64_t latency_ns) {
+  model::OpStats& s = by_op[model::Index(op)];
+  const uint64_t ns = static_cast<uint64_t>(latency_ns > 0 ? latency_ns : 0);
+  ++s.completed;
+  s.bytes += op_bytes;
+  s.time_ns += ns;
+  if (!s.latency) s.latency.emplace();
+  s.latency->Observe(ns);
 }
 
 void DatapathStats::Merge(const DatapathStats& o) {

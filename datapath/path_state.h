@@ -22,11 +22,17 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "datapath/failover.h"
+#include "datapath/ublk/backend.h"
 #include "model/histogram.h"
+#include "model/topology.h"
 #include "model/types.h"
 #include "policy/selector.h"
 
 namespace pathwise::datapath {
+
+// The model's op of a block request (Write Zeroes is kOther, as the eBPF
+// sampler counts REQ_OP_WRITE_ZEROES).
+model::Op ModelOpOf(ublk::IoOp op);
 
 // What one path did, summed over the queues.
 struct PathStats {
@@ -42,7 +48,14 @@ struct PathStats {
   std::array<uint64_t, model::kNvmeErrorClassCount> errors_by_class{};
   uint64_t transport_errors = 0;    // -errno completions
   model::LatencyHistogram latency;  // successful I/Os, submission to CQE
+  // The successful I/Os again, by op (model::Index(op)): count, bytes,
+  // summed latency and its histogram, what the exporters publish per op
+  // (datapath/exposition.h). Flush and Discard move no bytes; Write Zeroes
+  // is kOther, as the eBPF sampler counts it.
+  std::array<model::OpStats, model::kOpCount> by_op{};
 
+  // Counts one successful I/O of `op` in by_op.
+  void RecordOp(model::Op op, uint64_t op_bytes, int64_t latency_ns);
   void Merge(const PathStats& o);
 };
 

@@ -69,3 +69,29 @@ if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise.service" 2>&1); t
   awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 3.0) }' || { echo "FAIL exposure with active.conf $level > 3.0"; exit 1; }
   echo "ok   systemd-analyze security exposure with active.conf $level"
 fi
+
+# --- the datapath's unit: verify, its command, what it may open, exposure.
+dunit=$here/../../deploy/systemd/pathwise-datapath.service
+sed "s|/usr/local/bin/pathwise|$bin|" "$dunit" > "$tmp/pathwise-datapath.service"
+out=$(systemd-analyze verify "$tmp/pathwise-datapath.service" 2>&1) || { echo "$out"; exit 1; }
+if grep -i 'pathwise-datapath.service' <<<"$out"; then echo "FAIL verify diagnostics (datapath)"; exit 1; fi
+echo "ok   systemd-analyze verify pathwise-datapath.service"
+dargs=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$dunit")
+[[ $dargs == "datapath "*"--namespace="* ]] || { echo "FAIL datapath ExecStart '$dargs'"; exit 1; }
+dport=$(grep -oE -- '--listen_address=[^ ]*' <<<"$dargs" | sed 's/.*://')
+aport=$(grep -oE -- '--listen_address=[^ ]*' <<<"$ds_args" | sed 's/.*://')
+[[ -n $dport && $dport != "$aport" ]] || { echo "FAIL datapath port '$dport' must differ from the agent's '$aport'"; exit 1; }
+"$bin" datapath --help >/dev/null || { echo "FAIL pathwise datapath --help"; exit 1; }
+for d in 'CapabilityBoundingSet=CAP_SYS_ADMIN CAP_SYS_RESOURCE CAP_IPC_LOCK' 'NoNewPrivileges=yes' \
+         'ProtectSystem=strict' 'ReadOnlyPaths=/sys' 'DevicePolicy=closed' 'DeviceAllow=/dev/ublk-control rw' \
+         'DeviceAllow=char-ublk-char rw' 'DeviceAllow=block-blkext rw' 'DeviceAllow=char-nvme-generic rw' \
+         'ProtectKernelModules=yes' \
+         'SystemCallFilter=@system-service io_uring_setup io_uring_enter io_uring_register'; do
+  grep -qxF "$d" "$dunit" || { echo "FAIL datapath unit missing: $d"; exit 1; }
+done
+echo "ok   datapath unit: args ($dargs), devices, capabilities, io_uring"
+if sec=$(systemd-analyze security --offline=yes "$tmp/pathwise-datapath.service" 2>&1); then
+  level=$(sed -nE 's/.*Overall exposure level for pathwise-datapath.service: ([0-9.]+).*/\1/p' <<<"$sec")
+  awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 3.0) }' || { echo "FAIL datapath exposure $level > 3.0"; exit 1; }
+  echo "ok   systemd-analyze security exposure (datapath) $level"
+fi

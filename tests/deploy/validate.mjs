@@ -255,5 +255,62 @@ check("overlays/active: privileged only for the device cgroup; root filesystem s
   assert.equal(sc.capabilities, undefined);
 });
 
+// ---- overlays/datapath: the base unchanged plus the datapath's DaemonSet,
+// Service and ServiceMonitor under their own job.
+const dp = render(path.join(kdir, "overlays/datapath"));
+for (const o of dp) {
+  check(`overlays/datapath: schema ${key(o)}`, () => {
+    const M = MODELS[`${o.apiVersion}/${o.kind}`];
+    assert.ok(M, `unexpected kind ${o.apiVersion}/${o.kind}`);
+    new M(o).validate();
+  });
+}
+const dpOnly = dp.filter((o) => !objs.some((b) => key(b) === key(o)));
+check("overlays/datapath: the base's objects unchanged, plus one DaemonSet, Service and ServiceMonitor", () => {
+  for (const o of objs) assert.deepEqual(dp.find((x) => key(x) === key(o)), o, key(o));
+  assert.deepEqual(dpOnly.map((o) => o.kind).sort(), ["DaemonSet", "Service", "ServiceMonitor"]);
+  for (const o of dpOnly) assert.equal(o.metadata.namespace, ns.metadata.name, key(o));
+});
+const dDs = dpOnly.find((o) => o.kind === "DaemonSet");
+const dPod = dDs?.spec?.template?.spec ?? {};
+const dc = dPod.containers?.[0] ?? {};
+const dSvc = dpOnly.find((o) => o.kind === "Service");
+const dSm = dpOnly.find((o) => o.kind === "ServiceMonitor");
+check("overlays/datapath: runs `pathwise datapath --namespace=...` on labelled nodes, metrics on its declared port (not the agent's)", () => {
+  assert.equal(dPod.containers.length, 1);
+  assert.equal(dc.args[0], "datapath");
+  assert.ok(dc.args.some((a) => /^--namespace=./.test(a)), dc.args.join(" "));
+  const port = Number(dc.args.find((a) => a.startsWith("--listen_address=")).split(":").pop());
+  assert.deepEqual(dc.ports.map((p) => p.containerPort), [port]);
+  assert.notEqual(port, c.ports[0].containerPort);
+  assert.equal(dPod.nodeSelector["pathwise.io/datapath"], "true");
+  for (const [p, route] of [[dc.livenessProbe, "/livez"], [dc.readinessProbe, "/healthz"]]) {
+    assert.equal(p.httpGet.path, route);
+    assert.equal(p.httpGet.port, dc.ports[0].name);
+  }
+});
+check("overlays/datapath: privileged with the host's /dev and a read-only /sys; nothing else of the host", () => {
+  const sc = dc.securityContext;
+  assert.equal(sc.privileged, true);
+  assert.notEqual(sc.allowPrivilegeEscalation, false);
+  assert.equal(sc.readOnlyRootFilesystem, true);
+  assert.equal(sc.capabilities, undefined);
+  assert.deepEqual(dPod.volumes.map((v) => v.hostPath?.path).sort(), ["/dev", "/sys"]);
+  assert.deepEqual(dc.volumeMounts.map((m) => [m.mountPath, m.readOnly]).sort(), [["/dev", false], ["/sys", true]]);
+  assert.notEqual(dPod.hostNetwork, true);
+  assert.notEqual(dPod.hostPID, true);
+  assert.equal(dPod.automountServiceAccountToken, false);
+});
+check("overlays/datapath: Service and ServiceMonitor select it; its job is pathwise-datapath, not the agent's", () => {
+  assert.equal(dSvc.spec.clusterIP, "None");
+  for (const [k, v] of Object.entries(dSvc.spec.selector)) assert.equal(dDs.spec.template.metadata.labels[k], v, k);
+  assert.equal(dSvc.spec.ports[0].targetPort, dc.ports[0].name);
+  for (const [k, v] of Object.entries(dSm.spec.selector.matchLabels)) assert.equal(dSvc.metadata.labels[k], v, k);
+  assert.equal(dSm.spec.endpoints[0].port, dSvc.spec.ports[0].name);
+  assert.equal(dSvc.metadata.labels[dSm.spec.jobLabel], "pathwise-datapath");
+  // Its pods must not be the agent's Service's endpoints.
+  assert.ok(Object.entries(svc.spec.selector).some(([k, v]) => dDs.spec.template.metadata.labels[k] !== v));
+});
+
 console.log(failures ? `${failures} check(s) failed` : "all manifest checks passed");
 process.exit(failures ? 1 : 0);

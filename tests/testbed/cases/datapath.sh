@@ -99,6 +99,26 @@ d0=$(($(link_bytes 0) - b0))
 ((d0 > 1 << 20)) || fail "path 0 carries no I/O after it came back ($d0 bytes)"
 pass "path 0 back in use ($d0 bytes)"
 
+# The datapath's /metrics, scraped during I/O: each path of namespace 2
+# has I/O under the agent's names (pathwise_path_io_completed_total), and
+# promtool accepts the whole exposition (~4 s of VM time).
+fio_verify metrics 3 &
+fio_pid=$!
+sleep 1.5
+curl -sf http://127.0.0.1:9879/metrics >"$TB_OUT/datapath-metrics.prom" ||
+  fail "curl the datapath's /metrics"
+wait "$fio_pid" || fail "fio during the metrics scrape"
+promtool check metrics <"$TB_OUT/datapath-metrics.prom" || fail "promtool check metrics (datapath)"
+for f in $(grep -l "$uuid" /sys/class/nvme/nvme*/nvme*n*/wwid); do
+  p=$(basename "$(dirname "$f")")
+  n=$(awk -v p="path=\"$p\"" '/^pathwise_path_io_completed_total\{/ && index($0, p) { s += $NF }
+    END { print s + 0 }' "$TB_OUT/datapath-metrics.prom")
+  ((n > 0)) || fail "no I/O of path $p in the datapath's /metrics"
+  echo "datapath /metrics: path $p $n I/Os"
+done
+expect_eq "datapath /healthz" "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9879/healthz)" 200
+pass "datapath /metrics: both paths' I/O, promtool clean"
+
 kill -TERM "$pid"
 wait "$pid"
 expect_eq "datapath exit status after SIGTERM" "$?" 0

@@ -1,0 +1,264 @@
+#include "datapath/exposition.h"
+
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "collectors/kernel_strings.h"
+#include "exporters/labels.h"
+#include "exporters/prometheus_protobuf.h"
+
+namespace pathwise::datapath {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+MetricFamily Family(std::string name, std::string help, MetricType type) {
+  MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = type;
+  return f;
+}
+
+void Add(MetricFamily& f, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (f.type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  f.metric.push_back(std::move(m));
+}
+
+// The agent's path label set (exporters' PathLabels), in its order.
+Labels PathLabels(const model::Path& p) {
+  return {{"subsystem", p.subsystem},
+          {"head", p.head},
+          {"path", p.name},
+          {"controller", p.controller}};
+}
+
+// The first line of a sysfs attribute; "" (and `*ok` false) when
+// unreadable.
+std::string ReadAttr(const std::filesystem::path& file, bool* ok) {
+  std::ifstream in(file);
+  std::string line;
+  if (!in || !std::getline(in, line)) {
+    *ok = false;
+    return "";
+  }
+  return std::string(absl::StripAsciiWhitespace(line));
+}
+
+// The nvme-subsystem entry holding `controller` (with multipath off too,
+// every controller sits under its subsystem's directory).
+std::string SubsystemOf(const std::filesystem::path& sysfs,
+                        const std::string& controller) {
+  std::error_code ec;
+  const std::filesystem::path dir = sysfs / "class/nvme-subsystem";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (std::filesystem::exists(e.path() / controller, ec)) {
+      return e.path().filename().string();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::Status ReadControllers(const std::string& sysfs_root,
+                             const NamespaceGroup& g,
+                             std::vector<std::string>* subsystems,
+                             std::vector<model::Controller>* controllers) {
+  const std::filesystem::path sysfs(sysfs_root);
+  subsystems->clear();
+  controllers->clear();
+  std::string error;
+  for (const NamespacePath& p : g.paths) {
+    const std::filesystem::path dir = sysfs / "class/nvme" / p.controller;
+    bool ok = true;
+    model::Controller c;
+    c.name = p.controller;
+    c.subsystem = SubsystemOf(sysfs, p.controller);
+    c.transport = ReadAttr(dir / "transport", &ok);
+    c.address = ReadAttr(dir / "address", &ok);
+    collectors::SetControllerState(ReadAttr(dir / "state", &ok), c);
+    c.cntlid = ReadAttr(dir / "cntlid", &ok);
+    c.numa_node = p.numa_node;
+    if ((!ok || c.subsystem.empty()) && error.empty()) {
+      error = absl::StrCat("controller ", p.controller, " of ", p.name,
+                           ": incomplete in ", dir.string());
+    }
+    subsystems->push_back(c.subsystem);
+    controllers->push_back(std::move(c));
+  }
+  return error.empty() ? absl::OkStatus() : absl::UnavailableError(error);
+}
+
+model::Topology DatapathTopology(
+    const DatapathView& view, const std::vector<std::string>& subsystems,
+    const std::vector<model::Controller>& controllers) {
+  model::Topology t;
+  const std::string subsystem = subsystems.empty() ? "" : subsystems[0];
+  t.subsystems.push_back({.name = subsystem, .nqn = view.group.subsysnqn});
+  t.heads.push_back(
+      {.name = view.device,
+       .subsystem = subsystem,
+       .nsid = view.group.paths.empty() ? 0 : view.group.paths[0].nsid});
+  for (size_t i = 0; i < view.group.paths.size(); ++i) {
+    const NamespacePath& np = view.group.paths[i];
+    model::Path p;
+    p.name = np.name;
+    p.subsystem = i < subsystems.size() ? subsystems[i] : subsystem;
+    p.head = view.device;
+    p.controller = np.controller;
+    p.numa_node = np.numa_node;
+    if (i < view.status.size()) p.ana_state = view.status[i].ana;
+    t.paths.push_back(std::move(p));
+  }
+  t.controllers = controllers;
+  t.Sort();
+  return t;
+}
+
+model::Snapshot DatapathSnapshot(const DatapathView& view,
+                                 model::Topology topology) {
+  model::Snapshot s;
+  model::IoStats head;
+  for (size_t i = 0; i < view.group.paths.size(); ++i) {
+    if (i >= view.stats.paths.size()) break;
+    const PathStats& ps = view.stats.paths[i];
+    const std::string& name = view.group.paths[i].name;
+    model::IoStats io;
+    for (model::Op op : model::kAllOps) {
+      const model::OpStats& o = ps.by_op[model::Index(op)];
+      // An op the device never saw has no series, as with the sampler's
+      // ops; reads and writes always have theirs.
+      if (o.completed == 0 && op != model::Op::kRead &&
+          op != model::Op::kWrite) {
+        continue;
+      }
+      io.op(op) = o;
+      if (!head.op(op)) head.op(op).emplace();
+      head.op(op)->Merge(o);
+    }
+    s.path_io[name] = std::move(io);
+    model::PathNvmeStats nvme;
+    nvme.errors_by_class = ps.errors_by_class;
+    nvme.failovers = ps.failovers;
+    s.path_nvme[name] = nvme;
+  }
+  if (!view.group.paths.empty()) s.head_io[view.device] = std::move(head);
+  s.topology = std::move(topology);
+  s.collected_at = absl::Now();
+  return s;
+}
+
+std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
+                                           const model::Topology& topology) {
+  std::vector<MetricFamily> out;
+  const std::string subsystem =
+      topology.subsystems.empty() ? "" : topology.subsystems[0].name;
+  MetricFamily info = Family(
+      "pathwise_datapath_info",
+      "The userspace datapath's block device, the namespace it serves and "
+      "its path selection policy.",
+      MetricType::Gauge);
+  Add(info,
+      {{"device", view.device},
+       {"subsystem", subsystem},
+       {"namespace", view.group.id},
+       {"policy", std::string(policy::PolicyName(view.policy))}},
+      1);
+  out.push_back(std::move(info));
+  const Labels dev = {{"device", view.device}};
+  const auto device_counter = [&](const char* name, const char* help,
+                                  uint64_t v) {
+    MetricFamily f = Family(name, help, MetricType::Counter);
+    Add(f, dev, static_cast<double>(v));
+    out.push_back(std::move(f));
+  };
+  device_counter("pathwise_datapath_requests_total",
+                 "Block requests of the device completed.",
+                 view.stats.requests);
+  device_counter("pathwise_datapath_failed_requests_total",
+                 "Block requests of the device completed with an error.",
+                 view.stats.failed_requests);
+  device_counter("pathwise_datapath_no_path_waits_total",
+                 "Block requests that waited for a usable path.",
+                 view.stats.no_path_waits);
+  device_counter(
+      "pathwise_datapath_no_path_timeouts_total",
+      "Block requests failed with EIO after waiting --no_path_timeout for a "
+      "usable path.",
+      view.stats.no_path_timeouts);
+
+  MetricFamily selections =
+      Family("pathwise_datapath_path_selections_total",
+             "Times the datapath's selector chose the path, by policy.",
+             MetricType::Counter);
+  MetricFamily timeouts = Family(
+      "pathwise_datapath_path_timeouts_total",
+      "Commands of the path out longer than --io_timeout (each took the path "
+      "out of use).",
+      MetricType::Counter);
+  MetricFamily transport = Family(
+      "pathwise_datapath_path_transport_errors_total",
+      "Completions of the path without an NVMe status (the transport broke, "
+      "the controller was resetting, the kernel cancelled the command).",
+      MetricType::Counter);
+  MetricFamily probes =
+      Family("pathwise_datapath_path_probes_total",
+             "Probe commands sent to the path while it was failed.",
+             MetricType::Counter);
+  MetricFamily probe_failures =
+      Family("pathwise_datapath_path_probe_failures_total",
+             "Probe commands of the path that failed.", MetricType::Counter);
+  MetricFamily state = Family(
+      "pathwise_datapath_path_state",
+      "Whether the datapath sends I/O to the path, as a StateSet: usable, "
+      "failed (failure handling took it out; probed until it answers) or "
+      "ana_unusable (its ANA state allows no I/O).",
+      MetricType::Gauge);
+  for (size_t i = 0; i < view.group.paths.size(); ++i) {
+    const model::Path* p = topology.FindPath(view.group.paths[i].name);
+    if (p == nullptr) continue;
+    const Labels base = PathLabels(*p);
+    const PathStats ps =
+        i < view.stats.paths.size() ? view.stats.paths[i] : PathStats{};
+    Labels with_policy = base;
+    with_policy.push_back(
+        {"policy", std::string(policy::PolicyName(view.policy))});
+    Add(selections, with_policy, static_cast<double>(ps.selections));
+    Add(timeouts, base, static_cast<double>(ps.timeouts));
+    Add(transport, base, static_cast<double>(ps.transport_errors));
+    Add(probes, base, static_cast<double>(ps.probes));
+    Add(probe_failures, base, static_cast<double>(ps.probe_failures));
+    const PathStatus st =
+        i < view.status.size() ? view.status[i] : PathStatus{};
+    const char* current = st.failed                     ? "failed"
+                          : !model::AnaAllowsIo(st.ana) ? "ana_unusable"
+                                                        : "usable";
+    for (const char* s : {"usable", "failed", "ana_unusable"}) {
+      Labels l = base;
+      l.push_back({"state", s});
+      Add(state, std::move(l), std::string(s) == current ? 1 : 0);
+    }
+  }
+  for (MetricFamily* f :
+       {&selections, &timeouts, &transport, &probes, &probe_failures, &state}) {
+    if (!f->metric.empty()) out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+}  // namespace pathwise::datapath
