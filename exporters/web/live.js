@@ -147,7 +147,7 @@ function record(t, rows) {
 
 function chartWidth() {
   const box = document.getElementById('charts');
-  return Math.max(300, Math.min(720, box.clientWidth - 24));
+  return Math.max(300, Math.min(720, Math.floor(box.clientWidth / 2) - 24));
 }
 
 function makeChart(title, paths, unit, rows, target) {
