@@ -191,11 +191,13 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
   };
   for (const WebAsset& a : WebAssets()) {
     if (a.name == "index.html") continue;
-    routes["/assets/" + std::string(a.name)] = [a, page_headers] {
-      HttpResponse r{200, std::string(a.content_type), std::string(a.bytes)};
-      r.headers = page_headers;
-      return r;
-    };
+    routes["/assets/" + std::string(a.name)] =
+        [type = std::string(a.content_type),
+         bytes = std::make_shared<const std::string>(a.bytes), page_headers] {
+          HttpResponse r{200, type, "", bytes};
+          r.headers = page_headers;
+          return r;
+        };
   }
   return routes;
 }

@@ -37,8 +37,9 @@ function el(tag, attrs = {}, ...children) {
 
 function seconds(v) {
   if (v === null || v === undefined) return '–';
-  if (v < 1e-3) return `${(v * 1e6).toFixed(0)}µs`;
-  if (v < 1) return `${(v * 1e3).toFixed(v < 1e-2 ? 2 : 1)}ms`;
+  // Thresholds just under the unit so that rounding never shows 1000µs.
+  if (v < 0.9995e-3) return `${(v * 1e6).toFixed(0)}µs`;
+  if (v < 0.9995) return `${(v * 1e3).toFixed(v < 0.9995e-2 ? 2 : 1)}ms`;
   return `${v.toFixed(2)}s`;
 }
 function rate(v) {
