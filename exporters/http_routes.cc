@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "exporters/prometheus_internal.h"
 #include "exporters/prometheus_protobuf.h"
 #include "exporters/topology_json.h"
 #include "exporters/utf8.h"
+#include "exporters/web_assets.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -120,23 +122,18 @@ HttpResponse LivezResponse(const model::Health& health) {
   return {503, kPlain, std::move(body)};
 }
 
-std::string LandingPage(const BuildInfo& build) {
-  return absl::StrCat(
-      "<!DOCTYPE html>\n<html><head><title>pathwise</title></head><body>\n"
-      "<h1>pathwise</h1>\n<p>Every path of Linux NVMe native multipath, "
-      "visible. Version ",
-      build.version, " (", build.revision,
-      ").</p>\n<ul>\n"
-      "<li><a href=\"/metrics\">/metrics</a>: Prometheus metrics</li>\n"
-      "<li><a href=\"/healthz\">/healthz</a>: ready (every stage of a "
-      "collection succeeded, and collections keep coming)</li>\n"
-      "<li><a href=\"/livez\">/livez</a>: alive (collections keep coming, "
-      "whether or not every stage succeeds)</li>\n"
-      "<li><a href=\"/api/v1/topology\">/api/v1/topology</a>: topology "
-      "(JSON)</li>\n"
-      "<li><a href=\"/api/v1/snapshot\">/api/v1/snapshot</a>: the whole "
-      "snapshot with I/O statistics and latency histograms (JSON)</li>\n"
-      "</ul>\n</body></html>\n");
+std::string LivePage(const BuildInfo& build) {
+  std::string page;
+  for (const WebAsset& a : WebAssets()) {
+    if (a.name == "index.html") page = std::string(a.bytes);
+  }
+  // Build strings come from the build system, but stay text in the page
+  // whatever they hold.
+  std::string version = absl::StrCat(build.version, " (", build.revision, ")");
+  version = absl::StrReplaceAll(
+      version,
+      {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+  return absl::StrReplaceAll(page, {{"@VERSION@", version}});
 }
 
 prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http) {
@@ -179,9 +176,29 @@ HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
     if (snap == nullptr) return NoCollectionYet();
     return Json(SnapshotToJson(*snap), -1);
   };
-  routes["/"] = [page = LandingPage(build)] {
-    return HttpResponse{200, "text/html; charset=utf-8", page};
+  // The live page: its own files only, no inline script or style, and
+  // fetches to this origin only (the JSON API above), so the browser sends
+  // the page's basic-auth credentials with each of them.
+  const std::vector<std::pair<std::string, std::string>> page_headers = {
+      {"Content-Security-Policy", kLivePageCsp},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"}};
+  routes["/"] = [page = std::make_shared<const std::string>(LivePage(build)),
+                 page_headers] {
+    HttpResponse r{200, "text/html; charset=utf-8", "", page};
+    r.headers = page_headers;
+    return r;
   };
+  for (const WebAsset& a : WebAssets()) {
+    if (a.name == "index.html") continue;
+    routes["/assets/" + std::string(a.name)] =
+        [type = std::string(a.content_type),
+         bytes = std::make_shared<const std::string>(a.bytes), page_headers] {
+          HttpResponse r{200, type, "", bytes};
+          r.headers = page_headers;
+          return r;
+        };
+  }
   return routes;
 }
 

@@ -1,6 +1,9 @@
 // The agent's HTTP routes, built from what the agent exposes (the snapshot
 // store, its health, build info) for HttpServer to serve:
-//   /                 landing page (HTML) linking the others
+//   /                 the live page (HTML): topology tree, per-path latency
+//                     and IOPS charts, polled from /api/v1/snapshot; its
+//                     script, style and uPlot under /assets/ (embedded,
+//                     exporters/web/), with kLivePageCsp
 //   /metrics          Prometheus exposition: text, or protobuf with native
 //                     histograms when the Accept header prefers it (or the
 //                     query says format=protobuf; format=text forces text)
@@ -51,7 +54,16 @@ HttpResponse HealthzResponse(const model::Health& health);
 // fault, which /healthz (readiness) does report.
 HttpResponse LivezResponse(const model::Health& health);
 
-std::string LandingPage(const BuildInfo& build);
+// The live page's HTML (exporters/web/index.html) with the build's version;
+// it links every other route.
+std::string LivePage(const BuildInfo& build);
+
+// The Content-Security-Policy of / and /assets/: scripts, styles and
+// fetches from this origin only; nothing inline, no frames, no forms.
+inline constexpr char kLivePageCsp[] =
+    "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'";
 
 }  // namespace pathwise::exporters
 

@@ -63,12 +63,15 @@ const char* Reason(int status) {
 // Every answer closes the connection (keep-alive is off, see
 // HttpServerOptions), and says so.
 void Send(mg_connection* conn, const HttpResponse& r, bool head_only) {
-  const char* allow = r.status == 405 ? "Allow: GET, HEAD\r\n" : "";
+  std::string extra = r.status == 405 ? "Allow: GET, HEAD\r\n" : "";
+  for (const auto& [name, value] : r.headers) {
+    absl::StrAppend(&extra, name, ": ", value, "\r\n");
+  }
   mg_printf(conn,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
             "Cache-Control: no-store\r\n%sConnection: close\r\n\r\n",
             r.status, Reason(r.status), r.content_type.c_str(), r.Body().size(),
-            allow);
+            extra.c_str());
   if (!head_only && !r.Body().empty()) {
     mg_write(conn, r.Body().data(), r.Body().size());
   }

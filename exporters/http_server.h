@@ -45,6 +45,9 @@ struct HttpResponse {
   // When set, sent instead of `body`: a large answer shared by concurrent
   // requests (/metrics) is then held once, not once per request.
   std::shared_ptr<const std::string> shared_body;
+  // Further header lines (name, value), e.g. the live page's
+  // Content-Security-Policy.
+  std::vector<std::pair<std::string, std::string>> headers;
 
   const std::string& Body() const { return shared_body ? *shared_body : body; }
 };

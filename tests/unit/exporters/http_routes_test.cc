@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "exporters/prometheus_protobuf.h"
@@ -27,6 +29,7 @@ using ::pathwise::testing::RawRequest;
 using ::pathwise::testing::Request;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using json = nlohmann::json;
 
@@ -175,16 +178,40 @@ TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
   EXPECT_EQ(Body(get("/metrics", "text/plain")), text);
 }
 
-TEST_F(HttpRoutesTest, LandingPageLinksEveryRoute) {
+TEST_F(HttpRoutesTest, LivePageLinksEveryRouteUnderItsCsp) {
   const std::string r = Request(port_, "GET", "/");
   EXPECT_THAT(r, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(r, HasSubstr("Content-Type: text/html; charset=utf-8"));
-  EXPECT_EQ(Body(r), LandingPage({"1.2.3", "abc"}));
+  EXPECT_THAT(r, HasSubstr(absl::StrCat(
+                     "Content-Security-Policy: ", kLivePageCsp, "\r\n")));
+  EXPECT_EQ(Body(r), LivePage({"1.2.3", "abc"}));
   for (const char* route : {"/metrics", "/healthz", "/livez",
                             "/api/v1/topology", "/api/v1/snapshot"}) {
     EXPECT_THAT(Body(r), HasSubstr(absl::StrCat("href=\"", route, "\"")));
   }
-  EXPECT_THAT(Body(r), HasSubstr("Version 1.2.3 (abc)"));
+  EXPECT_THAT(Body(r), HasSubstr("1.2.3 (abc)"));
+  // No inline script or style: the CSP would block them.
+  EXPECT_THAT(Body(r), Not(HasSubstr("<script>")));
+  EXPECT_THAT(Body(r), Not(HasSubstr("<style")));
+  EXPECT_THAT(Body(r), Not(HasSubstr(" style=")));
+  // Every asset the page names is served, under the same policy.
+  for (const char* asset :
+       {"/assets/live.js", "/assets/window.js", "/assets/live.css",
+        "/assets/uPlot.iife.min.js", "/assets/uPlot.min.css"}) {
+    const std::string a = Request(port_, "GET", asset);
+    EXPECT_THAT(a, StartsWith("HTTP/1.1 200")) << asset;
+    EXPECT_THAT(a, HasSubstr("Content-Security-Policy: ")) << asset;
+    EXPECT_THAT(a, HasSubstr("X-Content-Type-Options: nosniff")) << asset;
+    EXPECT_THAT(a, HasSubstr(absl::EndsWith(asset, ".js")
+                                 ? "Content-Type: text/javascript"
+                                 : "Content-Type: text/css"))
+        << asset;
+    EXPECT_GT(Body(a).size(), 100u) << asset;
+  }
+  EXPECT_THAT(Request(port_, "GET", "/assets/index.html"),
+              StartsWith("HTTP/1.1 404"));
+  EXPECT_THAT(Request(port_, "GET", "/assets/nope.js"),
+              StartsWith("HTTP/1.1 404"));
 }
 
 TEST_F(HttpRoutesTest, SnapshotIsTheCliDocumentWithHistograms) {
