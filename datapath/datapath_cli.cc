@@ -48,6 +48,11 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "a command out longer than this takes its path out of use")
       ->type_name("DURATION")
       ->default_str("10s");
+  app.add_option("--ana_interval", f->ana_interval,
+                 "how often each path's ANA log page is read, besides at "
+                 "start and after a command returns an ANA status")
+      ->type_name("DURATION")
+      ->default_str("10s");
   // Tests: a captured sysfs tree, another /dev, a missing control node.
   app.add_option("--sysfs_root", f->sysfs_root)->group("");
   app.add_option("--dev_dir", f->dev_dir)->group("");
@@ -88,6 +93,11 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
   }
   if (absl::Status s =
           ParsePositiveDuration("io_timeout", f.io_timeout, &o.io_timeout);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParsePositiveDuration("ana_interval", f.ana_interval,
+                                             &o.ana_interval);
       !s.ok()) {
     return s;
   }

@@ -4,7 +4,7 @@
 //   pathwise datapath --namespace ID|auto
 //                     [--policy round-robin|queue-depth|pathwise]
 //                     [--queues N] [--depth N] [--no_path_timeout D]
-//                     [--io_timeout D]
+//                     [--io_timeout D] [--ana_interval D]
 //
 // Creates /dev/ublkbN over every path of one namespace (the kernel's
 // native multipath off: nvme_core.multipath=N), prints its path on stdout,
@@ -37,6 +37,9 @@ struct DatapathOptions {
   uint16_t depth = 64;
   absl::Duration no_path_timeout = absl::Seconds(30);
   absl::Duration io_timeout = absl::Seconds(10);
+  // How often every path's ANA log page is read besides at start and after
+  // an ANA status.
+  absl::Duration ana_interval = absl::Seconds(10);
   // For tests: another sysfs tree, /dev directory and ublk control node.
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
@@ -51,6 +54,7 @@ struct DatapathFlags {
   int depth = 64;
   std::string no_path_timeout = "30s";
   std::string io_timeout = "10s";
+  std::string ana_interval = "10s";
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
   std::string ublk_control = "/dev/ublk-control";
