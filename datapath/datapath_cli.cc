@@ -68,6 +68,11 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "histograms: coarse or fine")
       ->type_name("coarse|fine")
       ->default_str("coarse");
+  app.add_option("--ana_interval", f->ana_interval,
+                 "how often each path's ANA log page is read, besides at "
+                 "start and after a command returns an ANA status")
+      ->type_name("DURATION")
+      ->default_str("10s");
   // Tests: a captured sysfs tree, another /dev, a missing control node.
   app.add_option("--sysfs_root", f->sysfs_root)->group("");
   app.add_option("--dev_dir", f->dev_dir)->group("");
@@ -136,6 +141,11 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
   o.histogram_buckets = f.histogram_buckets == "fine"
                             ? exporters::HistogramBuckets::kFine
                             : exporters::HistogramBuckets::kCoarse;
+  if (absl::Status s = ParsePositiveDuration("ana_interval", f.ana_interval,
+                                             &o.ana_interval);
+      !s.ok()) {
+    return s;
+  }
   o.sysfs_root = f.sysfs_root;
   o.dev_dir = f.dev_dir;
   o.ublk_control = f.ublk_control;

@@ -4,7 +4,8 @@
 //   pathwise datapath --namespace ID|auto
 //                     [--policy round-robin|queue-depth|pathwise]
 //                     [--queues N] [--depth N] [--no_path_timeout D]
-//                     [--io_timeout D] [--listen_address [HOST]:PORT]
+//                     [--io_timeout D] [--ana_interval D]
+//                     [--listen_address [HOST]:PORT]
 //                     [--web.config.file FILE]
 //                     [--web.max_connections_per_client N]
 //                     [--histogram_buckets coarse|fine]
@@ -52,6 +53,9 @@ struct DatapathOptions {
   // pathwise_build_info's labels (the binary's version).
   std::string version = "unknown";
   std::string revision = "unknown";
+  // How often every path's ANA log page is read besides at start and after
+  // an ANA status.
+  absl::Duration ana_interval = absl::Seconds(10);
   // For tests: another sysfs tree, /dev directory and ublk control node.
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
@@ -70,6 +74,7 @@ struct DatapathFlags {
   std::string web_config_file;
   int web_max_connections_per_client = 8;
   std::string histogram_buckets = "coarse";
+  std::string ana_interval = "10s";
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
   std::string ublk_control = "/dev/ublk-control";

@@ -15,6 +15,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "datapath/ana_monitor.h"
 #include "datapath/datapath_cli.h"
 #include "datapath/exposition.h"
 #include "datapath/namespaces.h"
@@ -180,13 +182,35 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
                 std::string(backend.status().message()));
   }
 
-  // Every thread the device starts inherits this mask; the signals are
-  // taken here with sigwait.
+  // Every thread the device and the ANA monitor start inherits this mask;
+  // the signals are taken here with sigwait.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // The paths' ANA states before the first I/O, then kept current off the
+  // queue threads. Declared before the device: the queues call its
+  // handler until the device stops.
+  absl::Mutex log_mu;
+  ControllerAnaSource ana_source(*group, o.dev_dir, absl::Seconds(5));
+  std::vector<uint32_t> nsids;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < group->paths.size(); ++i) {
+    nsids.push_back((*backend)->nsid(static_cast<int>(i)));
+    names.push_back(group->paths[i].name);
+  }
+  AnaMonitor ana((*backend)->paths(), std::move(nsids), std::move(names),
+                 ana_source,
+                 {.interval = o.ana_interval,
+                  .log =
+                      [&](const std::string& line) {
+                        absl::MutexLock l(&log_mu);
+                        err << "pathwise: " << line << "\n";
+                      },
+                  .clock = [b = backend->get()] { return b->Now(); }});
+  ana.Start();
 
   ublk::DeviceOptions dopt;
   dopt.control_path = o.ublk_control;
@@ -213,20 +237,24 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
     return Line(err, kExitRuntime, std::string(endpoint.status().message()));
   }
   out << (*device)->block_path() << std::endl;
-  err << "pathwise: serving " << (*device)->block_path() << " over "
-      << group->paths.size() << " paths (" << PathNames(*group) << ") of "
-      << group->id << ", policy " << policy::PolicyName(o.policy) << ", "
-      << (*device)->queues() << " queues x " << (*device)->depth()
-      << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB";
-  if (*endpoint != nullptr) {
-    const std::vector<int> ports = (*endpoint)->ListeningPorts();
-    err << ", metrics on " << o.listen_address << " (port "
-        << (ports.empty() ? 0 : ports[0]) << ")";
+  {
+    absl::MutexLock l(&log_mu);
+    err << "pathwise: serving " << (*device)->block_path() << " over "
+        << group->paths.size() << " paths (" << PathNames(*group) << ") of "
+        << group->id << ", policy " << policy::PolicyName(o.policy) << ", "
+        << (*device)->queues() << " queues x " << (*device)->depth()
+        << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB";
+    if (*endpoint != nullptr) {
+      const std::vector<int> ports = (*endpoint)->ListeningPorts();
+      err << ", metrics on " << o.listen_address << " (port "
+          << (ports.empty() ? 0 : ports[0]) << ")";
+    }
+    err << "\n";
   }
-  err << "\n";
   int sig = 0;
   sigwait(&signals, &sig);
   const absl::Status stopped = (*device)->Stop();
+  ana.Stop();
   endpoint->reset();
   Summary(**backend, err);
   const ublk::QueueCounters c = (*device)->counters();

@@ -6,41 +6,6 @@
 #include "nvme/status.h"
 
 namespace pathwise::datapath {
-namespace {
-
-constexpr uint16_t kStatusDnr = 0x4000;  // Do Not Retry (status bit 14)
-
-// ANA Persistent Loss, ANA Inaccessible, ANA Transition (SCT 3h).
-bool IsAnaStatus(uint16_t status) {
-  const uint16_t code = status & 0x7ff;
-  return code >= 0x301 && code <= 0x303;
-}
-
-// Errnos that describe the command, not the path: every path would refuse
-// it the same way.
-bool IsCommandErrno(int e) {
-  switch (e) {
-    case EINVAL:
-    case EFAULT:
-    case EOPNOTSUPP:
-    case EPERM:
-    case EACCES:
-    case EBADF:
-    case E2BIG:
-    case EMSGSIZE:
-    case ENOSPC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A refusal to queue the command now, with nothing wrong with the path.
-bool IsTransientErrno(int e) {
-  return e == EAGAIN || e == EBUSY || e == ENOMEM;
-}
-
-}  // namespace
 
 int32_t ErrnoForStatus(uint16_t status) {
   switch (status & 0x7ff) {
@@ -59,34 +24,35 @@ Disposition DecideCompletion(int32_t res, int32_t success_result) {
   const nvme::PassthruResult r = nvme::DecodePassthruResult(res);
   Disposition d;
   d.status_class = r.status_class;
-  switch (r.kind) {
-    case nvme::PassthruResult::Kind::kSuccess:
+  // What the I/O completes with when it goes to the application now, or
+  // when its retries run out.
+  const int32_t error = r.kind == nvme::PassthruResult::Kind::kErrno
+                            ? -r.error
+                            : ErrnoForStatus(r.status);
+  switch (nvme::ClassifyForRetry(r)) {
+    case nvme::RetryClass::kNone:
       d.kind = Disposition::Kind::kComplete;
       d.result = success_result;
-      return d;
-    case nvme::PassthruResult::Kind::kErrno:
-      if (IsCommandErrno(r.error)) {
-        d.kind = Disposition::Kind::kFail;
-        d.result = -r.error;
-      } else if (IsTransientErrno(r.error)) {
-        d.kind = Disposition::Kind::kRetry;
-      } else {
-        d.kind = Disposition::Kind::kFailover;
-        d.path_failed = true;
-      }
-      return d;
-    case nvme::PassthruResult::Kind::kNvmeStatus:
+      break;
+    case nvme::RetryClass::kRetrySamePath:
+      d.kind = Disposition::Kind::kRetry;
+      d.result = r.kind == nvme::PassthruResult::Kind::kErrno ? -EIO : error;
+      break;
+    case nvme::RetryClass::kFailoverAnaChanged:
+      d.kind = Disposition::Kind::kFailover;
+      d.result = -EIO;
+      d.ana_error = true;
+      break;
+    case nvme::RetryClass::kFailoverPath:
+      d.kind = Disposition::Kind::kFailover;
+      d.result = -EIO;
+      d.path_failed = true;
+      break;
+    case nvme::RetryClass::kFatal:
+      d.kind = Disposition::Kind::kFail;
+      d.result = error;
       break;
   }
-  if (r.status_class == model::NvmeStatusClass::kPath &&
-      (r.status & kStatusDnr) == 0) {
-    d.kind = Disposition::Kind::kFailover;
-    d.path_failed = true;
-    d.ana_error = IsAnaStatus(r.status);
-    return d;
-  }
-  d.kind = Disposition::Kind::kFail;
-  d.result = ErrnoForStatus(r.status);
   return d;
 }
 

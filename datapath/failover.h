@@ -1,15 +1,12 @@
 // What the datapath does with one NVMe passthru completion, and when a
 // failed path is tried again: pure decisions, no I/O and no clock.
 //
-// The rule is the kernel's (nvme_decide_disposition() with REQ_NVME_MPATH):
-// a path-related status (SCT 3h: ANA states, host path errors, commands
-// the host aborted) goes to another path, unless the controller set Do Not
-// Retry; any other NVMe status goes to the application. A negative errno
-// from the passthru completion means the command never got an answer from
-// the namespace (the controller is resetting, the transport broke, the
-// kernel cancelled it at its own timeout): also another path's job. The few
-// errnos that describe the command itself (a bad buffer, an unsupported
-// operation) would fail on every path and go to the application.
+// The rule is the kernel's (nvme_decide_disposition() with REQ_NVME_MPATH),
+// as nvme::ClassifyForRetry states it: a path-related status or a transport
+// error goes to another path; an ANA status goes to another path too, but
+// the path is not failed: its ANA state, re-read, decides; any other NVMe
+// status without Do Not Retry is sent again on the same path; Do Not Retry,
+// and the errnos that describe the command itself, reach the application.
 #ifndef PATHWISE_DATAPATH_FAILOVER_H_
 #define PATHWISE_DATAPATH_FAILOVER_H_
 
@@ -23,15 +20,19 @@ struct Disposition {
   enum class Kind : uint8_t {
     kComplete,  // success: complete with `result`
     kFailover,  // resubmit on another usable path
-    kRetry,     // resubmit (any path, this one included): a transient refusal
-    kFail,      // complete with `result` (-errno)
+    // Resubmit on the same path while it is usable (another one otherwise):
+    // the controller answered, or the host was short of resources.
+    kRetry,
+    kFail,  // complete with `result` (-errno)
   };
   Kind kind = Kind::kComplete;
-  // kComplete: bytes (reads and writes) or 0; kFail: -errno.
+  // kComplete: bytes (reads and writes) or 0; kFail: -errno; kFailover and
+  // kRetry: the -errno the I/O completes with when its attempts run out.
   int32_t result = 0;
-  // kFailover: the path is to be marked failed (re-checked later).
+  // kFailover: the path is to be marked failed (re-checked by probes).
   bool path_failed = false;
-  // kFailover: an ANA status (the path's ANA state is stale: re-read it).
+  // kFailover: an ANA status. The path is not failed: its ANA state is
+  // stale, and the log page re-read says whether it may take I/O.
   bool ana_error = false;
   // The NVMe status class, or kSuccess for an errno result.
   model::NvmeStatusClass status_class = model::NvmeStatusClass::kSuccess;

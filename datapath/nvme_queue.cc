@@ -93,11 +93,13 @@ void NvmeQueue::Submit(const ublk::IoRequest& request) {
   ArmTimer();
 }
 
-void NvmeQueue::Dispatch(uint16_t tag, int64_t now) {
+void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
   Slot& s = slots_[tag];
   if (!s.active || s.path >= 0) return;
   RefreshPaths();
-  const int path = selector_->Select(SelectorIo(s.request));
+  const int path = prefer >= 0 && backend_.paths().Get(prefer).usable()
+                       ? prefer
+                       : selector_->Select(SelectorIo(s.request));
   if (path == policy::kNoPath) {
     if (!s.waiting) {
       s.waiting = true;
@@ -222,24 +224,27 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
   } else {
     ++ps.errors_by_class[model::ErrorClassIndex(d.status_class)];
   }
+  int prefer = -1;
   switch (d.kind) {
     case Disposition::Kind::kComplete:
     case Disposition::Kind::kFail:
       Finish(tag, d.result);
       return;
     case Disposition::Kind::kFailover:
+      // Either takes the path out of use before the I/O is dispatched again.
       if (d.path_failed) backend_.paths().OnFailure(path, now);
-      if (d.ana_error) backend_.paths().ReportAnaError(path);
+      if (d.ana_error) backend_.paths().OnAnaError(path, now);
       ++ps.failovers;
       break;
     case Disposition::Kind::kRetry:
+      prefer = path;
       break;
   }
   if (++s.attempts >= options_.retry.max_attempts) {
-    Finish(tag, -EIO);
+    Finish(tag, d.result);
     return;
   }
-  Dispatch(tag, now);
+  Dispatch(tag, now, prefer);
 }
 
 void NvmeQueue::OnProbeCqe(int path, int32_t res) {

@@ -44,7 +44,9 @@ class NvmeQueue final : public ublk::QueueBackend {
   };
 
   static uint64_t Cookie(Kind kind, uint64_t generation, uint16_t index);
-  void Dispatch(uint16_t tag, int64_t now);
+  // Sends the request to `prefer` while that path is usable, else to the
+  // selector's choice; with no usable path it waits.
+  void Dispatch(uint16_t tag, int64_t now, int prefer = -1);
   bool Issue(uint16_t tag, int path, int64_t now);
   void Finish(uint16_t tag, int32_t result);
   void OnIoCqe(uint16_t tag, uint64_t generation, int32_t res);

@@ -56,7 +56,13 @@ void DatapathStats::Merge(const DatapathStats& o) {
 
 PathStates::PathStates(int paths, const RetryPolicy& retry)
     : health_(static_cast<size_t>(paths), PathHealth(retry)),
-      ana_(static_cast<size_t>(paths), model::AnaState::kUnknown) {}
+      ana_(static_cast<size_t>(paths), model::AnaState::kUnknown),
+      ana_pending_(static_cast<size_t>(paths), false) {}
+
+bool PathStates::UsableLocked(size_t path) const {
+  return !health_[path].failed() && !ana_pending_[path] &&
+         model::AnaAllowsIo(ana_[path]);
+}
 
 PathStatus PathStates::Get(int path) const {
   absl::MutexLock l(&mu_);
@@ -64,6 +70,7 @@ PathStatus PathStates::Get(int path) const {
   s.failed = health_[path].failed();
   s.probing = health_[path].probing();
   s.ana = ana_[path];
+  s.ana_pending = ana_pending_[path];
   return s;
 }
 
@@ -71,7 +78,7 @@ std::vector<policy::PathInfo> PathStates::Infos() const {
   absl::MutexLock l(&mu_);
   std::vector<policy::PathInfo> out(health_.size());
   for (size_t i = 0; i < health_.size(); ++i) {
-    out[i].usable = !health_[i].failed() && model::AnaAllowsIo(ana_[i]);
+    out[i].usable = UsableLocked(i);
     out[i].optimized = ana_[i] != model::AnaState::kNonOptimized;
     out[i].controller = static_cast<int>(i);
   }
@@ -81,24 +88,53 @@ std::vector<policy::PathInfo> PathStates::Infos() const {
 bool PathStates::AnyUsable() const {
   absl::MutexLock l(&mu_);
   for (size_t i = 0; i < health_.size(); ++i) {
-    if (!health_[i].failed() && model::AnaAllowsIo(ana_[i])) return true;
+    if (UsableLocked(i)) return true;
   }
   return false;
 }
 
 void PathStates::SetAnaState(int path, model::AnaState state) {
   absl::MutexLock l(&mu_);
-  if (ana_[path] == state) return;
+  if (ana_[path] == state && !ana_pending_[path]) return;
   ana_[path] = state;
+  ana_pending_[path] = false;
   Bump();
 }
 
-void PathStates::OnFailure(int path, int64_t now_ns) {
+void PathStates::OnAnaError(int path, int64_t now_ns) {
+  if (!on_ana_error_) {
+    OnFailure(path, now_ns);
+    return;
+  }
+  {
+    absl::MutexLock l(&mu_);
+    if (!ana_pending_[path]) {
+      ana_pending_[path] = true;
+      Bump();
+    }
+  }
+  // Outside the lock: the handler may read the paths' state.
+  on_ana_error_(path);
+}
+
+void PathStates::OnAnaReadFailed(int path, int64_t now_ns) {
   absl::MutexLock l(&mu_);
+  if (!ana_pending_[path]) return;
+  ana_pending_[path] = false;
+  FailLocked(path, now_ns);
+  Bump();
+}
+
+void PathStates::FailLocked(int path, int64_t now_ns) {
   if (health_[path].OnFailure(now_ns)) {
     failed_count_.fetch_add(1, std::memory_order_acq_rel);
     Bump();
   }
+}
+
+void PathStates::OnFailure(int path, int64_t now_ns) {
+  absl::MutexLock l(&mu_);
+  FailLocked(path, now_ns);
 }
 
 bool PathStates::ClaimProbe(int path, int64_t now_ns) {

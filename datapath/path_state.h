@@ -5,10 +5,10 @@
 // generation() on their hot path and rebuild their selector's view only when
 // it moved.
 //
-// A path takes I/O when it has not failed and its ANA state allows I/O;
-// optimized paths are preferred (policy::PathInfo, the kernel's rule). Until
-// an ANA log reader calls SetAnaState, every path is kUnknown, which counts
-// as optimized.
+// A path takes I/O when it has not failed, its ANA state allows I/O and no
+// ANA status is waiting for a re-read of its state; optimized paths are
+// preferred (policy::PathInfo, the kernel's rule). Until an ANA log reader
+// calls SetAnaState, every path is kUnknown, which counts as optimized.
 #ifndef PATHWISE_DATAPATH_PATH_STATE_H_
 #define PATHWISE_DATAPATH_PATH_STATE_H_
 
@@ -74,7 +74,10 @@ struct PathStatus {
   bool failed = false;
   bool probing = false;
   model::AnaState ana = model::AnaState::kUnknown;
-  bool usable() const { return !failed && model::AnaAllowsIo(ana); }
+  bool ana_pending = false;  // an ANA status came back; state not re-read
+  bool usable() const {
+    return !failed && !ana_pending && model::AnaAllowsIo(ana);
+  }
 };
 
 class PathStates {
@@ -91,16 +94,28 @@ class PathStates {
   std::vector<policy::PathInfo> Infos() const;
   bool AnyUsable() const;
 
-  // The ANA seam: the ANA log reader sets each path's state.
+  // The ANA seam. The ANA log reader sets each path's state after every
+  // read of its controller's page that lists the namespace; that also ends
+  // a pending re-read (OnAnaError).
   void SetAnaState(int path, model::AnaState state);
-  // Called (on a queue thread) when a command came back with an ANA status:
-  // the path's ANA state is stale. Set once, before the device starts.
+  // Called once, before the device starts: `handler(path)` runs on a queue
+  // thread when a command on `path` returns an ANA status, and asks for a
+  // re-read of the path's ANA state (it must not block).
   void SetAnaErrorHandler(std::function<void(int path)> handler) {
     on_ana_error_ = std::move(handler);
   }
-  void ReportAnaError(int path) const {
-    if (on_ana_error_) on_ana_error_(path);
-  }
+  // A command on `path` returned an ANA status: its ANA state is stale.
+  // Like the kernel's NVME_NS_ANA_PENDING, the path takes no I/O until the
+  // state is read again, and the handler is asked for that read. Without a
+  // handler nothing would read it: the path is failed instead, and probes
+  // bring it back.
+  void OnAnaError(int path, int64_t now_ns);
+  // The re-read after an ANA status told nothing (the read failed, or the
+  // page does not list the namespace): the path is failed, for probes to
+  // bring back, rather than left out of use with nothing to end it. No
+  // change when no re-read was pending (a periodic read that failed keeps
+  // the state last read).
+  void OnAnaReadFailed(int path, int64_t now_ns);
 
   // Failure handling (failover.h's PathHealth per path).
   void OnFailure(int path, int64_t now_ns);
@@ -114,11 +129,14 @@ class PathStates {
   }
 
  private:
+  bool UsableLocked(size_t path) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FailLocked(int path, int64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Bump() { generation_.fetch_add(1, std::memory_order_acq_rel); }
 
   mutable absl::Mutex mu_;
   std::vector<PathHealth> health_ ABSL_GUARDED_BY(mu_);
   std::vector<model::AnaState> ana_ ABSL_GUARDED_BY(mu_);
+  std::vector<bool> ana_pending_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> generation_{1};
   std::atomic<int> failed_count_{0};
   std::function<void(int)> on_ana_error_;

@@ -7,8 +7,13 @@
 # randrw 4k with crc32c verification, I/O seen on both paths' links (the
 # passthru commands are not in the namespaces' /sys/block stat on 6.12);
 # then path 0's link goes down mid-run and comes back: fio verification
-# passes with no error, and path 0 carries I/O again afterwards; SIGTERM
-# removes the device with nothing left behind.
+# passes with no error, and path 0 carries I/O again afterwards; then, in
+# another fio verify run, path 0's ANA state goes inaccessible (the
+# datapath learns it from the ANA status of its next command and the log
+# page it then reads): path 0's link stops carrying I/O while path 1's
+# does, and when path 0 is optimized again (seen at the next periodic read,
+# --ana_interval 2s) it carries I/O again, verification passing
+# throughout; SIGTERM removes the device with nothing left behind.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
 bin=$1
@@ -41,7 +46,7 @@ link_bytes() { # i: bytes both ways on path i's link
 
 [[ ! -e /dev/ublk-control ]] || fail "/dev/ublk-control exists before the datapath ran"
 "$bin" datapath --namespace "uuid.$uuid" --queues 2 --depth 64 --io_timeout 2s \
-  --no_path_timeout 30s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
+  --no_path_timeout 30s --ana_interval 2s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
 pid=$!
 if ! tb_wait 15 test -s "$TB_OUT/device.txt"; then
   cat "$TB_OUT/server.log" >&2
@@ -118,12 +123,48 @@ for f in $(grep -l "$uuid" /sys/class/nvme/nvme*/nvme*n*/wwid); do
 done
 expect_eq "datapath /healthz" "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9879/healthz)" 200
 pass "datapath /metrics: both paths' I/O, promtool clean"
+# ANA: path 0 inaccessible mid-run, then optimized again. Each wait polls;
+# fio's runtime only has to outlast them.
+p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvme*n*/wwid)")")
+grows() { # i bytes since: path i's link moved more than `bytes` since `since`
+  (($(link_bytes "$1") - $3 > $2))
+}
+log_has() { grep -q "$1" "$TB_OUT/server.log"; }
+ana_lines() { grep -c "pathwise: path $p0: ANA $1" "$TB_OUT/server.log"; }
+running() { kill -0 "$fio_pid" 2>/dev/null || fail "fio ana ended before the ANA checks did"; }
+fio_verify ana 20 &
+fio_pid=$!
+b0=$(link_bytes 0)
+tb_wait 10 grows 0 $((1 << 20)) "$b0" || fail "fio ana: no I/O on path 0 before the flip"
+n_inacc=$(ana_lines inaccessible)
+tb_path_ana 0 inaccessible || fail "tb_path_ana 0 inaccessible"
+tb_wait 10 eval '(( $(ana_lines inaccessible) > n_inacc ))' ||
+  fail "the datapath did not log path 0 ($p0) ANA inaccessible"
+running
+b0=$(link_bytes 0) b1=$(link_bytes 1)
+tb_wait 10 grows 1 $((4 << 20)) "$b1" || fail "path 1 carries no I/O while path 0 is inaccessible"
+running
+d0=$(($(link_bytes 0) - b0)) d1=$(($(link_bytes 1) - b1))
+echo "link bytes while path 0 is inaccessible: path 0 $d0, path 1 $d1"
+# Path 0's link still carries the periodic ANA log reads and keep-alives.
+((d0 < 256 << 10)) || fail "path 0 still carries I/O while inaccessible ($d0 bytes)"
+pass "I/O moved to path 1 while path 0 was ANA inaccessible ($d0 vs $d1 bytes)"
+n_opt=$(ana_lines optimized)
+tb_path_ana 0 optimized || fail "tb_path_ana 0 optimized"
+tb_wait 10 eval '(( $(ana_lines optimized) > n_opt ))' ||
+  fail "the datapath did not log path 0 ($p0) ANA optimized"
+running
+b0=$(link_bytes 0)
+tb_wait 10 grows 0 $((1 << 20)) "$b0" || fail "path 0 carries no I/O after it is optimized again"
+running
+pass "path 0 back in use after ANA optimized"
+wait "$fio_pid" || { cat "$TB_OUT/fio-ana.json" >&2; fail "fio verify across the ANA flip"; }
+fio_check ana
 
 kill -TERM "$pid"
 wait "$pid"
 expect_eq "datapath exit status after SIGTERM" "$?" 0
 cat "$TB_OUT/server.log"
-p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvme*n*/wwid)")")
 grep -q "pathwise: path $p0: .* [1-9][0-9]* failovers" "$TB_OUT/server.log" ||
   fail "no failover counted on path 0 ($p0)"
 grep -q "requests, 0 failed" "$TB_OUT/server.log" || fail "requests failed"
@@ -135,4 +176,4 @@ expect_eq "ublk devices left behind" "${left[*]}" ""
 if dmesg | grep -E "WARNING|BUG:"; then
   fail "kernel warnings during the run"
 fi
-pass "datapath: verified over both paths, failed over and back, removed"
+pass "datapath: verified over both paths, failed over and back, ANA flip followed, removed"

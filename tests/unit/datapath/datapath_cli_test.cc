@@ -54,12 +54,20 @@ TEST(DatapathFlagsTest, Checks) {
   EXPECT_EQ(o.depth, 128);
   EXPECT_EQ(o.no_path_timeout, absl::Seconds(5));
   EXPECT_EQ(o.io_timeout, absl::Seconds(10));
+  EXPECT_EQ(o.ana_interval, absl::Seconds(10));
+  f.ana_interval = "0s";
+  EXPECT_EQ(CheckError(f),
+            "--ana_interval must be a positive duration such as 30s, not "
+            "\"0s\"");
+  f.ana_interval = "2s";
+  EXPECT_EQ(CheckDatapathArgs(f)->ana_interval, absl::Seconds(2));
 }
 
 TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {
-  absl::StatusOr<agent::Options> o = agent::ParseArgs(
-      {"datapath", "--namespace", "nvme0n1", "--policy=round-robin",
-       "--queues=4", "--depth=32", "--no_path_timeout=10s"});
+  absl::StatusOr<agent::Options> o =
+      agent::ParseArgs({"datapath", "--namespace", "nvme0n1",
+                        "--policy=round-robin", "--queues=4", "--depth=32",
+                        "--no_path_timeout=10s", "--ana_interval=3s"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->command, agent::Command::kDatapath);
   EXPECT_EQ(o->datapath.namespace_spec, "nvme0n1");
@@ -67,6 +75,7 @@ TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {
   EXPECT_EQ(o->datapath.queues, 4);
   EXPECT_EQ(o->datapath.depth, 32);
   EXPECT_EQ(o->datapath.no_path_timeout, absl::Seconds(10));
+  EXPECT_EQ(o->datapath.ana_interval, absl::Seconds(3));
   EXPECT_EQ(agent::ParseArgs({"datapath", "--policy=hst", "--namespace=a"})
                 .status()
                 .message(),

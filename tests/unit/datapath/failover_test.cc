@@ -3,6 +3,7 @@
 #include "datapath/failover.h"
 
 #include <cerrno>
+#include <vector>
 
 #include "datapath/path_state.h"
 #include "gtest/gtest.h"
@@ -32,11 +33,21 @@ TEST(DecideCompletionTest, PathErrorsFailOverAndMarkThePath) {
   }
 }
 
-TEST(DecideCompletionTest, AnaErrorsFailOverAndAskForTheLog) {
-  for (int32_t status : {0x301, 0x302, 0x303}) {
+TEST(DecideCompletionTest, AuthenticationRequiredFailsOver) {
+  const Disposition d = DecideCompletion(0x191, 0);
+  EXPECT_EQ(d.kind, Kind::kFailover);
+  EXPECT_TRUE(d.path_failed);
+}
+
+// An ANA status moves the I/O but does not fail the path: the ANA state,
+// read again, decides whether the path takes I/O.
+TEST(DecideCompletionTest, AnaErrorsFailOverWithoutFailingThePath) {
+  for (int32_t status : {0x301, 0x302, 0x303, 0x302 | 0x1800}) {
     const Disposition d = DecideCompletion(status, 0);
     EXPECT_EQ(d.kind, Kind::kFailover) << status;
     EXPECT_TRUE(d.ana_error) << status;
+    EXPECT_FALSE(d.path_failed) << status;
+    EXPECT_EQ(d.result, -EIO) << status;
   }
 }
 
@@ -44,24 +55,38 @@ TEST(DecideCompletionTest, DoNotRetryWinsOverAPathStatus) {
   const Disposition d = DecideCompletion(0x4000 | 0x302, 0);
   EXPECT_EQ(d.kind, Kind::kFail);
   EXPECT_EQ(d.result, -EIO);
+  EXPECT_FALSE(d.ana_error);
 }
 
-TEST(DecideCompletionTest, OtherStatusesGoToTheApplication) {
-  EXPECT_EQ(DecideCompletion(0x281 /* unrecovered read error */, 0).kind,
-            Kind::kFail);
-  EXPECT_EQ(DecideCompletion(0x281, 0).result, -EIO);
+// The controller answered: the command goes to the same path again, and
+// the status's errno is what the application gets if the retries run out.
+TEST(DecideCompletionTest, OtherStatusesRetryOnTheSamePath) {
+  const Disposition media = DecideCompletion(0x281, 0);
+  EXPECT_EQ(media.kind, Kind::kRetry);
+  EXPECT_FALSE(media.path_failed);
+  EXPECT_EQ(media.result, -EIO);
+  EXPECT_EQ(media.status_class, model::NvmeStatusClass::kMedia);
+  EXPECT_EQ(DecideCompletion(0x002, 0).kind, Kind::kRetry);
   EXPECT_EQ(DecideCompletion(0x002, 0).result, -EOPNOTSUPP);
   EXPECT_EQ(DecideCompletion(0x181, 0).result, -ENOSPC);
-  EXPECT_EQ(DecideCompletion(0x281, 0).status_class,
+}
+
+TEST(DecideCompletionTest, DoNotRetryStatusesGoToTheApplication) {
+  EXPECT_EQ(DecideCompletion(0x4281, 0).kind, Kind::kFail);
+  EXPECT_EQ(DecideCompletion(0x4281, 0).result, -EIO);
+  EXPECT_EQ(DecideCompletion(0x4002, 0).result, -EOPNOTSUPP);
+  EXPECT_EQ(DecideCompletion(0x4181, 0).result, -ENOSPC);
+  EXPECT_EQ(DecideCompletion(0x4281, 0).status_class,
             model::NvmeStatusClass::kMedia);
 }
 
 TEST(DecideCompletionTest, TransportErrnosFailOver) {
-  for (int e :
-       {EIO, ENOTCONN, ECANCELED, EINTR, ECONNRESET, ENODEV, ETIMEDOUT}) {
+  for (int e : {EIO, ENOTCONN, ECANCELED, EINTR, ECONNRESET, ENODEV, ETIMEDOUT,
+                ENXIO, EBADF}) {
     const Disposition d = DecideCompletion(-e, 0);
     EXPECT_EQ(d.kind, Kind::kFailover) << e;
     EXPECT_TRUE(d.path_failed) << e;
+    EXPECT_FALSE(d.ana_error) << e;
   }
 }
 
@@ -69,9 +94,13 @@ TEST(DecideCompletionTest, CommandErrnosFailAndRefusalsRetry) {
   EXPECT_EQ(DecideCompletion(-EINVAL, 0).kind, Kind::kFail);
   EXPECT_EQ(DecideCompletion(-EINVAL, 0).result, -EINVAL);
   EXPECT_EQ(DecideCompletion(-EFAULT, 0).result, -EFAULT);
-  const Disposition again = DecideCompletion(-EAGAIN, 0);
-  EXPECT_EQ(again.kind, Kind::kRetry);
-  EXPECT_FALSE(again.path_failed);
+  EXPECT_EQ(DecideCompletion(-EOPNOTSUPP, 0).result, -EOPNOTSUPP);
+  for (int e : {EAGAIN, EBUSY, ENOMEM}) {
+    const Disposition again = DecideCompletion(-e, 0);
+    EXPECT_EQ(again.kind, Kind::kRetry) << e;
+    EXPECT_FALSE(again.path_failed) << e;
+    EXPECT_EQ(again.result, -EIO) << e;
+  }
 }
 
 TEST(PathHealthTest, BacksOffProbesAndRecovers) {
@@ -134,12 +163,55 @@ TEST(PathStatesTest, FailuresAndAnaStatesShapeTheSelectorsView) {
   EXPECT_TRUE(paths.Infos()[0].usable);
 }
 
-TEST(PathStatesTest, AnaErrorsReachTheHandler) {
+// An ANA status takes the path out of use until its state is read again
+// (and asks the handler for that read); the read ends it either way.
+TEST(PathStatesTest, AnaErrorsHoldThePathUntilTheStateIsRead) {
+  PathStates paths(2, RetryPolicy{.backoff_initial_ns = 10});
+  std::vector<int> reported;
+  paths.SetAnaErrorHandler([&](int p) { reported.push_back(p); });
+  const uint64_t g0 = paths.generation();
+  paths.OnAnaError(1, 100);
+  EXPECT_EQ(reported, std::vector<int>{1});
+  EXPECT_GT(paths.generation(), g0);
+  EXPECT_TRUE(paths.Get(1).ana_pending);
+  EXPECT_FALSE(paths.Get(1).failed);
+  EXPECT_FALSE(paths.Get(1).usable());
+  EXPECT_FALSE(paths.Infos()[1].usable);
+  EXPECT_TRUE(paths.Infos()[0].usable);
+  EXPECT_FALSE(paths.AnyFailed());  // no probes for it
+
+  // The state read is optimized, as before: usable again.
+  paths.SetAnaState(1, model::AnaState::kUnknown);
+  EXPECT_FALSE(paths.Get(1).ana_pending);
+  EXPECT_TRUE(paths.Infos()[1].usable);
+
+  // Read as inaccessible: out of use by its state, not failed.
+  paths.OnAnaError(1, 200);
+  paths.SetAnaState(1, model::AnaState::kInaccessible);
+  EXPECT_FALSE(paths.Get(1).ana_pending);
+  EXPECT_FALSE(paths.Get(1).failed);
+  EXPECT_FALSE(paths.Infos()[1].usable);
+  paths.SetAnaState(1, model::AnaState::kOptimized);
+  EXPECT_TRUE(paths.Infos()[1].usable);
+
+  // A read that failed: probes take over.
+  paths.OnAnaReadFailed(0, 300);  // nothing pending: no change
+  EXPECT_FALSE(paths.Get(0).failed);
+  paths.OnAnaError(0, 300);
+  paths.OnAnaReadFailed(0, 301);
+  EXPECT_FALSE(paths.Get(0).ana_pending);
+  EXPECT_TRUE(paths.Get(0).failed);
+  EXPECT_TRUE(paths.AnyFailed());
+  EXPECT_TRUE(paths.ClaimProbe(0, 311));
+}
+
+// With nobody to read the state, an ANA status fails the path like any
+// path error.
+TEST(PathStatesTest, AnaErrorsWithoutAHandlerFailThePath) {
   PathStates paths(2, RetryPolicy{});
-  int reported = -1;
-  paths.SetAnaErrorHandler([&](int p) { reported = p; });
-  paths.ReportAnaError(1);
-  EXPECT_EQ(reported, 1);
+  paths.OnAnaError(0, 100);
+  EXPECT_TRUE(paths.Get(0).failed);
+  EXPECT_FALSE(paths.Get(0).ana_pending);
 }
 
 }  // namespace

@@ -350,8 +350,9 @@ TEST_F(NvmeQueueTest, AnaStatesSteerSelection) {
   EXPECT_EQ(fds, (std::vector<int>{0, 1}));  // both back in the rotation
 }
 
-// An ANA status fails over and tells the ANA handler which path.
-TEST_F(NvmeQueueTest, AnaStatusReachesTheHandler) {
+// An ANA status fails over and tells the ANA handler which path; the path
+// is not failed, but takes no I/O until its ANA state is read again.
+TEST_F(NvmeQueueTest, AnaStatusMovesTheIoAndHoldsThePathForTheRead) {
   Start(policy::Policy::kRoundRobin);
   int reported = -1;
   backend_->paths().SetAnaErrorHandler([&](int p) { reported = p; });
@@ -361,15 +362,74 @@ TEST_F(NvmeQueueTest, AnaStatusReachesTheHandler) {
   const std::vector<Sqe> moved = Commands(context_.Drain());
   ASSERT_EQ(moved.size(), 1u);
   EXPECT_NE(moved[0].fd, s.fd);
+  EXPECT_FALSE(backend_->paths().Get(s.fd).failed);
+  EXPECT_TRUE(backend_->paths().Get(s.fd).ana_pending);
+  Cqe(moved[0], 0);
+  EXPECT_EQ(context_.completed_.at(1), 4096);
+  for (uint16_t t = 2; t < 6; ++t) EXPECT_NE(Submit(Read(t)).at(0).fd, s.fd);
+  // No probes for it: the ANA read decides.
+  EXPECT_TRUE(Advance(500 * kMs).empty());
+  // Read back as optimized: in the rotation again.
+  backend_->paths().SetAnaState(s.fd, model::AnaState::kOptimized);
+  std::vector<int> fds;
+  for (uint16_t t = 6; t < 10; ++t) fds.push_back(Submit(Read(t)).at(0).fd);
+  EXPECT_NE(std::find(fds.begin(), fds.end(), s.fd), fds.end());
+  queue_.reset();
+  EXPECT_EQ(backend_->Stats().paths[s.fd].failovers, 1u);
+  EXPECT_EQ(backend_->Stats().failed_requests, 0u);
 }
 
-TEST_F(NvmeQueueTest, MediaErrorGoesToTheApplication) {
+// With no ANA reader (no handler), an ANA status fails the path as before.
+TEST_F(NvmeQueueTest, AnaStatusWithoutAReaderFailsThePath) {
   Start(policy::Policy::kRoundRobin);
   const Sqe s = Submit(Read(1)).at(0);
-  Cqe(s, 0x281);
+  Cqe(s, 0x303);  // ANA transition
+  EXPECT_TRUE(backend_->paths().Get(s.fd).failed);
+  EXPECT_NE(Commands(context_.Drain()).at(0).fd, s.fd);
+}
+
+// The controller answered with an error that is not about the path: the
+// command goes to the same path again, up to the bound, and then the
+// application gets the status's errno.
+TEST_F(NvmeQueueTest, MediaErrorRetriesOnTheSamePathThenFails) {
+  Start(policy::Policy::kRoundRobin);
+  Sqe s = Submit(Read(1)).at(0);
+  const int path = s.fd;
+  for (int i = 0; i < 7; ++i) {
+    Cqe(s, 0x281);  // unrecovered read error
+    const std::vector<Sqe> again = Commands(context_.Drain());
+    ASSERT_EQ(again.size(), 1u) << i;
+    s = again[0];
+    EXPECT_EQ(s.fd, path) << i;
+  }
+  Cqe(s, 0x002);  // invalid field: its errno
+  EXPECT_EQ(context_.completed_.at(1), -EOPNOTSUPP);
+  EXPECT_FALSE(backend_->paths().Get(path).failed);
+}
+
+TEST_F(NvmeQueueTest, DoNotRetryGoesToTheApplication) {
+  Start(policy::Policy::kRoundRobin);
+  const Sqe s = Submit(Read(1)).at(0);
+  Cqe(s, 0x4281);
   EXPECT_EQ(context_.completed_.at(1), -EIO);
   EXPECT_TRUE(Commands(context_.Drain()).empty());
   EXPECT_FALSE(backend_->paths().Get(s.fd).failed);
+}
+
+// A retry goes elsewhere when its path went out of use meanwhile.
+TEST_F(NvmeQueueTest, ARetryLeavesAPathThatFailedMeanwhile) {
+  Start(policy::Policy::kRoundRobin);
+  const Sqe a = Submit(Read(1)).at(0);
+  ASSERT_EQ(a.fd, 0);
+  ASSERT_EQ(Submit(Read(2)).at(0).fd, 1);
+  const Sqe c = Submit(Read(3)).at(0);
+  ASSERT_EQ(c.fd, 0);
+  Cqe(a, -ENOTCONN);  // path 0 fails; read 1 moves to path 1
+  ASSERT_EQ(Commands(context_.Drain()).at(0).fd, 1);
+  Cqe(c, 0x281);  // read 3 would retry on path 0, which is out of use
+  const std::vector<Sqe> retried = Commands(context_.Drain());
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].fd, 1);
 }
 
 TEST_F(NvmeQueueTest, WithNoPathIoWaitsThenFailsWithEio) {
