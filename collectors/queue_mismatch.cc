@@ -9,14 +9,6 @@
 namespace pathwise::collectors {
 namespace {
 
-const model::Netdev* FindNetdev(const model::QueueMap& m,
-                                const std::string& name) {
-  for (const model::Netdev& d : m.netdevs) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
 const model::Irq* FindIrq(const model::Netdev& d, int number) {
   for (const model::Irq& i : d.irqs) {
     if (i.number == number) return &i;
@@ -40,7 +32,7 @@ const model::CpuSet& IrqCpus(const model::Irq& irq) {
 std::vector<model::QueueMismatch> RxIrqOffWorker(const model::QueueMap& m) {
   std::vector<model::QueueMismatch> out;
   for (const model::TcpController& c : m.controllers) {
-    const model::Netdev* d = FindNetdev(m, c.netdev);
+    const model::Netdev* d = model::FindNetdev(m, c.netdev);
     if (d == nullptr) continue;
     for (const model::TcpQueueFlow& f : c.flows) {
       if (!f.io_cpu || !f.rx_queue || !f.qid) continue;
@@ -106,7 +98,7 @@ std::vector<model::QueueMismatch> SharedNicQueues(const model::QueueMap& m) {
 std::vector<model::QueueMismatch> Oversubscribed(const model::QueueMap& m) {
   std::vector<model::QueueMismatch> out;
   for (const model::TcpController& c : m.controllers) {
-    const model::Netdev* d = FindNetdev(m, c.netdev);
+    const model::Netdev* d = model::FindNetdev(m, c.netdev);
     if (d == nullptr || d->tx.empty() || d->rx.empty()) continue;
     const int pairs = static_cast<int>(std::min(d->tx.size(), d->rx.size()));
     const int io = IoQueues(c);

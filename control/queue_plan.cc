@@ -11,14 +11,6 @@
 namespace pathwise::control {
 namespace {
 
-const model::Netdev* FindNetdev(const model::QueueMap& m,
-                                const std::string& name) {
-  for (const model::Netdev& d : m.netdevs) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
 const model::CpuSet* IrqCpusOf(const model::Netdev& d, int irq) {
   for (const model::Irq& i : d.irqs) {
     if (i.number != irq) continue;
@@ -180,7 +172,7 @@ struct Planner {
              bool tx) {
     for (auto& [key, cpus] : masks) {
       std::sort(cpus.begin(), cpus.end());
-      const model::Netdev* d = FindNetdev(m, key.first);
+      const model::Netdev* d = model::FindNetdev(m, key.first);
       const model::NicQueue* q =
           d ? QueueAt(tx ? d->tx : d->rx, key.second) : nullptr;
       if (q != nullptr && q->steering_known && q->steering_cpus == cpus) {
@@ -223,7 +215,7 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
                                      std::vector<std::string>* notes) {
   Planner p{m, notes, {}, {}, {}, {}, {}};
   for (const model::TcpController& c : m.controllers) {
-    const model::Netdev* d = FindNetdev(m, c.netdev);
+    const model::Netdev* d = model::FindNetdev(m, c.netdev);
     if (d == nullptr) {
       notes->push_back(absl::StrCat(c.name, ": no plan, ", c.netdev_unknown));
       continue;
@@ -251,7 +243,7 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
   p.Flush(p.xps, /*tx=*/true);
   for (const model::QueueMismatch& x : m.mismatches) {
     if (x.kind != model::QueueMismatchKind::kOversubscribed) continue;
-    const model::Netdev* d = FindNetdev(m, x.netdev);
+    const model::Netdev* d = model::FindNetdev(m, x.netdev);
     // A virtual device's queues are fixed when it is created.
     if (d != nullptr && !d->driver.empty()) {
       p.Add(absl::StrCat("ethtool -L ", x.netdev, " combined ", x.io_queues),

@@ -9,28 +9,16 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "exporters/labels.h"
 #include "nvme/ana_read.h"
 
 namespace pathwise::datapath {
 namespace {
 
 // The kernel's words for the states (sysfs ana_state), for the log lines.
-const char* StateWord(model::AnaState s) {
-  switch (s) {
-    case model::AnaState::kOptimized:
-      return "optimized";
-    case model::AnaState::kNonOptimized:
-      return "non-optimized";
-    case model::AnaState::kInaccessible:
-      return "inaccessible";
-    case model::AnaState::kPersistentLoss:
-      return "persistent-loss";
-    case model::AnaState::kChange:
-      return "change";
-    case model::AnaState::kUnknown:
-      break;
-  }
-  return "unknown";
+std::string StateWord(model::AnaState s) {
+  const absl::string_view word = exporters::AnaStateLabel(s);
+  return word.empty() ? "unknown" : std::string(word);
 }
 
 }  // namespace

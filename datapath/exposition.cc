@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "collectors/kernel_strings.h"
 #include "exporters/labels.h"
+#include "exporters/prometheus_internal.h"
 #include "exporters/prometheus_protobuf.h"
 
 namespace pathwise::datapath {
@@ -20,23 +21,17 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 using Labels = std::vector<ClientMetric::Label>;
 
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  MetricFamily f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.type = type;
-  return f;
-}
+using exporters::internal::AddCounter;
+using exporters::internal::AddGauge;
+using exporters::internal::Family;
 
+// A sample of `f`, as a counter or a gauge by the family's type.
 void Add(MetricFamily& f, Labels labels, double value) {
-  ClientMetric m;
-  m.label = std::move(labels);
   if (f.type == MetricType::Counter) {
-    m.counter.value = value;
+    AddCounter(f, std::move(labels), value);
   } else {
-    m.gauge.value = value;
+    AddGauge(f, std::move(labels), value);
   }
-  f.metric.push_back(std::move(m));
 }
 
 // The agent's path label set (exporters' PathLabels), in its order.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pathwise::model {
@@ -168,6 +169,14 @@ struct QueueMap {
   std::vector<QueueMismatch> mismatches;  // collectors/queue_mismatch.h
   friend bool operator==(const QueueMap&, const QueueMap&) = default;
 };
+
+// The device of the map named `name`; null when the map has none.
+inline const Netdev* FindNetdev(const QueueMap& m, std::string_view name) {
+  for (const Netdev& d : m.netdevs) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
 
 }  // namespace pathwise::model
 
