@@ -12,7 +12,7 @@
 # - `promtool check metrics` on the text exposition is clean;
 # - with the shipped rules loaded, the fleet's p99 record for path 0's target
 #   port (nqn_address:pathwise_path_io_latency_seconds:p99_rate5m) is at or
-#   above the delay and within the coarse p99 bound of the fine histogram
+#   above the delay and within the coarse bound (a factor 2) of the fine histogram
 #   since Prometheus' first scrapes. Prometheus 2.42 cannot join a native
 #   histogram to its target port (PromQL drops histograms in a
 #   vector-vector `*`), so here the record comes from job classic's
@@ -109,16 +109,15 @@ for qq in 0.5 0.99; do
   native=$(q "$(both native)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   classic=$(q "$(both classic)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   echo "p$qq of $p0 reads over $win: fine $ref s, native $native s, coarse classic $classic s"
-  # The README's bounds against the fine histogram of the same I/Os (native
-  # 1.0..1.108; coarse p50 0.80..1.34, p99 0.99..1.61), widened by 2 % each
-  # way: Prometheus' window is its scrapes within [w0, w1], not exactly
-  # the I/Os between the two snapshots.
+  # The README's bounds against the fine histogram of the same I/Os: native
+  # 1.0..1.108; coarse within a factor 2 either way (both estimates lie in
+  # the same coarse bucket). The narrower ranges measured on log-normal
+  # latencies are typical, not bounds: a netem delay is near a point mass
+  # (a CI run saw coarse p99 at 0.935 x fine). Widened by 2 % each way:
+  # Prometheus' window is its scrapes within [w0, w1], not exactly the I/Os
+  # between the two snapshots.
   within "native p$qq" "$native" "$ref" 0.98 1.13
-  if [[ $qq == 0.5 ]]; then
-    within "coarse classic p$qq" "$classic" "$ref" 0.78 1.37
-  else
-    within "coarse classic p$qq" "$classic" "$ref" 0.97 1.64
-  fi
+  within "coarse classic p$qq" "$classic" "$ref" 0.49 2.04
   awk -v v="$native" 'BEGIN { exit !(v >= 0.030) }' || fail "native p$qq $native s < 30 ms"
 done
 
@@ -140,7 +139,7 @@ if [[ -n $native_rec ]]; then
   # A Prometheus that joins native histograms: the record is the native one.
   within "fleet p99 record (native)" "$fleet99" "$ref" 0.98 1.13
 else
-  within "fleet p99 record (coarse classic)" "$fleet99" "$ref" 0.97 1.64
+  within "fleet p99 record (coarse classic)" "$fleet99" "$ref" 0.49 2.04
 fi
 kill $fio_pid 2>/dev/null
 pass "done (t=$((SECONDS - t0))s)"
