@@ -30,15 +30,9 @@ void AddTopFlags(CLI::App& app, Options* o) {
       "auth go in it (https://USER:PASSWORD@HOST:PORT). Without --url and "
       "with no agent answering at the default, top samples by itself, as "
       "`snapshot` does (root for the eBPF sampler).");
-  AddValue<absl::Duration>(
-      app, "interval", &o->interval,
-      [](absl::string_view t, absl::Duration* d) {
-        std::string p = ParseDurationFlag(t, d);
-        return !p.empty() || *d > absl::ZeroDuration() ? p : "must be positive";
-      },
-      "DURATION", "1s",
-      "Refresh: one frame this often, its rates over the agent's last "
-      "interval (local sampling collects this often).");
+  AddInterval(app, o,
+              "Refresh: one frame this often, its rates over the agent's last "
+              "interval (local sampling collects this often).");
   app.add_flag("--once", t.once,
                "Print one frame (the rates over one --interval) and exit.");
   AddFormat(app, o, "top", "text", "json");

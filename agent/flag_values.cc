@@ -51,16 +51,14 @@ std::string NonEmpty(absl::string_view text, std::string* v) {
   return text.empty() ? "must not be empty" : "";
 }
 
-void AddInterval(CLI::App& app, Options* o) {
+void AddInterval(CLI::App& app, Options* o, const std::string& help) {
   AddValue<absl::Duration>(
       app, "interval", &o->interval,
       [](absl::string_view t, absl::Duration* d) {
         std::string p = ParseDurationFlag(t, d);
         return !p.empty() || *d > absl::ZeroDuration() ? p : "must be positive";
       },
-      "DURATION", "1s",
-      "Collection period: the topology is rescanned and the statistics "
-      "re-read this often.");
+      "DURATION", "1s", help);
 }
 
 void AddSysfsRoot(CLI::App& app, Options* o) {

@@ -60,7 +60,10 @@ std::string ParseBpfMode(absl::string_view text, BpfMode* mode);
 std::string NonEmpty(absl::string_view text, std::string* v);
 
 // --interval, --sysfs_root and --log_level as serve and snapshot take them.
-void AddInterval(CLI::App& app, Options* o);
+void AddInterval(CLI::App& app, Options* o,
+                 const std::string& help =
+                     "Collection period: the topology is rescanned and the "
+                     "statistics re-read this often.");
 void AddSysfsRoot(CLI::App& app, Options* o);
 void AddLogLevel(CLI::App& app, Options* o);
 // --format of `command`: `first` is the default.

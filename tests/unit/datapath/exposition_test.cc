@@ -15,6 +15,7 @@
 #include "exporters/prometheus_protobuf.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/promtool.h"
 
 namespace pathwise::datapath {
 namespace {
@@ -259,17 +260,7 @@ TEST(DatapathExposition, RoutesServeMetricsAndHealth) {
 TEST(DatapathExposition, PromtoolAcceptsIt) {
   for (auto b : {exporters::HistogramBuckets::kCoarse,
                  exporters::HistogramBuckets::kFine}) {
-    const std::string path = ::testing::TempDir() + "/datapath.prom";
-    std::ofstream(path) << Text(View(), b);
-    const std::string cmd = "promtool check metrics < " + path + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buf[512];
-    while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
-    const int rc = pclose(p);
-    ASSERT_NE(rc, 127 << 8) << "promtool not installed";
-    EXPECT_EQ(rc, 0) << out;
+    testing_util::ExpectPromtoolAccepts(Text(View(), b), "datapath.prom");
   }
 }
 

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
 #include "tests/unit/collectors/queue_fixture.h"
+#include "tests/unit/promtool.h"
 
 namespace pathwise::exporters {
 namespace {
@@ -131,17 +132,8 @@ TEST(QueuesSnapshotJson, OnlyWithTheMap) {
 
 TEST(QueuesExposition, PromtoolAcceptsIt) {
   const model::Snapshot s = WithQueues();
-  const std::string path = ::testing::TempDir() + "/queues.prom";
-  std::ofstream(path) << SerializeText(BuildFamilies(&s, kBuild));
-  const std::string cmd = "promtool check metrics < " + path + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), p) != nullptr) out += buf;
-  const int rc = pclose(p);
-  ASSERT_NE(rc, 127 << 8) << "promtool not installed";
-  EXPECT_EQ(rc, 0) << out;
+  testing_util::ExpectPromtoolAccepts(SerializeText(BuildFamilies(&s, kBuild)),
+                                      "queues.prom");
 }
 
 }  // namespace
