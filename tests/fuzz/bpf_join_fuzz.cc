@@ -124,7 +124,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!io.head_io.contains(h.name)) __builtin_trap();
   }
   // A head is the exact merge of its paths (counters wrap like the
-  // kernel's), when the topology names each path once.
+  // kernel's), when the topology names each path once, plus the paths it
+  // had that have left the topology (sampled under an NVMe path name that
+  // no current path has), so that its counters never go backwards.
   std::set<std::string> names;
   bool unique = true;
   for (const model::Path& p : built.topology.paths) {
@@ -134,6 +136,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::map<std::string, uint64_t> head_reads;
     for (const model::Path& p : built.topology.paths) {
       head_reads[p.head] += io.path_io[p.name].op(model::Op::kRead)->completed;
+    }
+    for (const bpf::DeviceIo& d : s.io) {
+      const std::string name = d.disk.empty() ? model::ToString(d.dev) : d.disk;
+      if (names.contains(name) || d.op != model::Op::kRead) continue;
+      if (const auto path = model::ParseNvmePathName(name)) {
+        head_reads[model::HeadName(*path)] += d.stats.completed;
+      }
     }
     for (const auto& [head, reads] : head_reads) {
       auto it = io.head_io.find(head);
