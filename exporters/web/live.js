@@ -168,7 +168,7 @@ function makeChart(title, paths, unit, rows, target) {
   const opts = {
     title, width: chartWidth(), height: 200, series,
     scales: {x: {time: true}},
-    axes: [{}, {values: (u, vals) => vals.map((v) => (unit === 's' ? seconds(v) : rate(v))), size: 60}],
+    axes: [{}, {values: (u, vals) => vals.map((v) => (unit === 's' ? seconds(v) : rate(v))), size: 80}],
   };
   const data = [[], ...paths.map(() => [])];
   // eslint-disable-next-line new-cap

@@ -4,9 +4,9 @@
 //   - the tree shows both paths with their transport and address;
 //   - the I/O comes from the eBPF sampler and the latency chart plots p99;
 //   - both charts hold points for both paths with plausible values: the
-//     delayed path's p99 at least half the delay (coarse buckets are a
-//     factor 2 wide) and above the other path's, IOPS above 0 on both and
-//     not above what fio's rate limit allows;
+//     delayed path's p99 (median over the windows) at least half the delay
+//     (room for a bucket's width) and above the other path's, IOPS above 0
+//     on both and together not above twice fio's rate limit;
 //   - the delayed path is marked degraded (row, badge, summary, chart label)
 //     and the other is not;
 //   - no script error and no Content-Security-Policy violation.

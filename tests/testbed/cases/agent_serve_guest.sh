@@ -1,5 +1,5 @@
-# Guest half of agent_serve_test.sh: pathwise serve with the eBPF sampler on
-# :9877 under round-robin fio load (QD8, rate-limited so that the TCG guest,
+# Guest half of agent_serve_test.sh: pathwise serve with the eBPF sampler
+# (fine histogram buckets) on :9877 under round-robin fio load (QD8, rate-limited so that the TCG guest,
 # which also runs the target, keeps CPU for the agent) with a netem delay on
 # path 1, until the host creates $TB_SHARE/done (testbed --share). Once the
 # agent answers and the load runs it writes $TB_SHARE/ready: "PATH=ADDRESS"
@@ -8,9 +8,9 @@
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
 [[ -n $TB_SHARE ]] || fail "needs testbed --share"
-delay_ms=30 rate_iops=150
+delay_ms=100 rate_iops=150
 tb_iopolicy round-robin || fail "iopolicy"
-"$1" serve --interval=1s --bpf=required >"$TB_OUT/serve.log" 2>&1 &
+"$1" serve --interval=1s --bpf=required --histogram_buckets=fine >"$TB_OUT/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid $fio_pid 2>/dev/null' EXIT
 if ! tb_wait 60 curl -sf -o /dev/null http://127.0.0.1:9877/healthz; then
