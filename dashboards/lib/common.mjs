@@ -132,12 +132,14 @@ const COLORS = {
   live: "green", connecting: "yellow", resetting: "orange", deleting: "purple", dead: "red", new: "blue",
   healthy: "green", degraded: "orange", failed: "red", idle: "text",
   off: "text", "dry-run": "yellow", on: "green",
+  usable: "green", ana_unusable: "purple",
 };
 /** @typedef {keyof typeof COLORS} State */
 export const ANA = /** @type {State[]} */ (["optimized", "non-optimized", "inaccessible", "persistent-loss", "change"]);
 export const CTRL = /** @type {State[]} */ (["live", "connecting", "resetting", "deleting", "dead", "new"]);
 export const HEALTH = /** @type {State[]} */ (["healthy", "degraded", "failed", "idle"]);
 export const ACTUATOR = /** @type {State[]} */ (["off", "dry-run", "on"]);
+export const DATAPATH = /** @type {State[]} */ (["usable", "failed", "ana_unusable"]);
 
 /**
  * A StateSet as one numeric series per object: 1 + the index of its state.

@@ -4,6 +4,7 @@ import {
   I, S, RI, ACTUATOR, dashboard, target, tableTarget, tablePanel, bars, ts, thresholds, hq, item, row,
   stateCode, timeline,
 } from "./common.mjs";
+import { datapathRow } from "./datapath.mjs";
 
 const PROBES = "probes on (`--probe_interval` > 0, the default, and read access to /dev/nvmeX)";
 const QUEUES = "`serve --queues`";
@@ -13,7 +14,7 @@ const OF_SUBSYS = `and on (instance, controller) pathwise_controller_info{${S}}`
 
 export function overview() {
   return dashboard("pathwise-overview", "pathwise / Overview",
-    "NVMe native multipath, per node and subsystem: path health, ANA and controller states, latency imbalance, firing alerts, controller probes, the iopolicy actuator, NVMe/TCP queues and flows.",
+    "NVMe native multipath, per node and subsystem: path health, ANA and controller states, latency imbalance, firing alerts, controller probes, the iopolicy actuator, NVMe/TCP queues and flows, the userspace datapath.",
     ["datasource", "instance", "subsystem"], [
       tablePanel("Firing pathwise alerts", [7, 24], [tableTarget(
         'sum by (alertname, severity, instance, subsystem, head, path, controller) (ALERTS{alertname=~"Pathwise.*",alertstate="firing"})')]),
@@ -79,5 +80,7 @@ export function overview() {
         target(`sum by (instance, controller) (pathwise_flow_unacked_segments{${I}} ${OF_SUBSYS})`, "unacked segments {{instance}} {{controller}}"),
         target(`sum by (instance, controller) (pathwise_flow_notsent_bytes{${I}} ${OF_SUBSYS})`, "not-sent bytes {{instance}} {{controller}}"),
       ], "none", "Data the host queued but the target has not taken: a growing backlog on one controller's flows is a congested or stalled connection."), QUEUES),
+
+      ...datapathRow(),
     ]);
 }

@@ -168,7 +168,7 @@ function makeChart(title, paths, unit, rows, target) {
   const opts = {
     title, width: chartWidth(), height: 200, series,
     scales: {x: {time: true}},
-    axes: [{}, {values: (u, vals) => vals.map((v) => (unit === 's' ? seconds(v) : rate(v))), size: 60}],
+    axes: [{}, {values: (u, vals) => vals.map((v) => (unit === 's' ? seconds(v) : rate(v))), size: 80}],
   };
   const data = [[], ...paths.map(() => [])];
   // eslint-disable-next-line new-cap
@@ -193,6 +193,10 @@ function renderCharts(rows, ioSource) {
       c = {box: wrap, sig, latBox, iopsBox,
            lat: makeChart(`${h.head}: ${what}`, names, 's', rows, latBox),
            iops: makeChart(`${h.head}: IOPS (read + write)`, names, 'n', rows, iopsBox)};
+      // The chart on its box (a property, not an attribute), so that the
+      // browser tests read the series and points uPlot draws.
+      latBox.uplot = c.lat;
+      iopsBox.uplot = c.iops;
       charts.set(key, c);
     }
     const lat = [h.t, ...names.map((n) => h.paths.get(n).lat)];

@@ -2,7 +2,7 @@
 # The live page at / in a real browser (label unit_root: the agent binds a
 # captured sysfs tree over /sys, which needs root). An agent serves the
 # tcp2-6.12 fixture (a copy, whose two paths' block stat files a writer
-# advances 10 times a second: nvme0c0n1 at 400 read + 100 write IOPS of
+# advances with the clock: nvme0c0n1 at 400 read + 100 write IOPS of
 # 1-2 ms, nvme0c1n1 at 200 + 50 of 10-20 ms, so scoring marks it degraded)
 # behind --web.config.file basic auth; live-page.mjs drives Debian's
 # chromium through puppeteer-core against it and saves a screenshot.
@@ -32,20 +32,24 @@ trap cleanup EXIT
 
 cp -a "$FIX/tcp2-6.12/sys" "$tmp/sys" || die "fixture copy failed"
 ctl=$tmp/sys/devices/virtual/nvme-fabrics/ctl
-# writer: advances each path's stat (reads, read ms, writes, write ms per
-# tick) atomically (rename), so the agent never reads half a file.
+# writer: sets each path's stat (reads, read ms, writes, write ms) from the
+# time elapsed since it started, about 10 times a second, atomically
+# (rename), so the agent never reads half a file and the rates hold however
+# slowly a loaded host runs the loop.
 (
-  r0=0 rt0=0 w0=0 wt0=0 r1=0 rt1=0 w1=0 wt1=0
   stat() { # FILE READS READ_MS WRITES WRITE_MS
     printf '%8d 0 %8d %8d %8d 0 %8d %8d 0 %8d %8d 0 0 0 0 0 0\n' \
       "$2" $(($2 * 8)) "$3" "$4" $(($4 * 8)) "$5" $(($2 + $4)) $(($3 + $5)) >"$1.tmp"
     mv -f "$1.tmp" "$1"
   }
+  start=${EPOCHREALTIME/./}
   while :; do
-    r0=$((r0 + 40)) rt0=$((rt0 + 40)) w0=$((w0 + 10)) wt0=$((wt0 + 20))
-    r1=$((r1 + 20)) rt1=$((rt1 + 200)) w1=$((w1 + 5)) wt1=$((wt1 + 100))
-    stat "$ctl/nvme0/nvme0c0n1/stat" $r0 $rt0 $w0 $wt0
-    stat "$ctl/nvme1/nvme0c1n1/stat" $r1 $rt1 $w1 $wt1
+    ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+    # per second: 400 reads of 1 ms, 100 writes of 2 ms; 200 of 10 ms, 50 of 20 ms
+    stat "$ctl/nvme0/nvme0c0n1/stat" $((ms * 400 / 1000)) $((ms * 400 / 1000)) \
+      $((ms * 100 / 1000)) $((ms * 200 / 1000))
+    stat "$ctl/nvme1/nvme0c1n1/stat" $((ms * 200 / 1000)) $((ms * 2000 / 1000)) \
+      $((ms * 50 / 1000)) $((ms * 1000 / 1000))
     sleep 0.1
   done
 ) &
