@@ -196,14 +196,6 @@ static __always_inline void pw_hctx_range_of(struct pw_io_val *v,
   v->hctx_n = r->n;
 }
 
-/* Coarse bucket (PW_QHIST_*) of fine histogram slot idx. */
-static __always_inline __u32 pw_qhist_bucket(__u32 idx) {
-  __u32 j;
-  if (idx <= 8) return 0;
-  j = (idx + 3) / 4 - 2;
-  return j < PW_QHIST_FINITE ? j : PW_QHIST_FINITE;
-}
-
 /* tp_btf flavour. */
 #define PW_SFX(n) n##_btf
 #define PW_RD(p, f) ((p)->f)
