@@ -112,9 +112,10 @@ cat "$TB_OUT/plan.txt"
 # to one CPU at a time (direct, QD1, on the head) submits every I/O from
 # that CPU, so each lands on the hardware queue whose debugfs directory
 # (block/<path>/hctxN/cpuC) holds that CPU, on whichever path the iopolicy
-# picks: per CPU, the paths' completions on that CPU's queue add up to
-# fio's count, the other queues get none, and per path the queues add up
-# to the path's own count. debugfs has no per-hctx request counter on
+# picks (round-robin for the check, so that every path carries some): per
+# CPU, the paths' completions on that CPU's queue add up to fio's count,
+# the other queues get none, and per path the queues add up to the path's
+# own count. debugfs has no per-hctx request counter on
 # recent kernels (hctx `queued`/`dispatched` are gone), hence fio's count.
 (
   . "$TB_SCRIPT_DIR/bpf_lib.sh"
@@ -132,6 +133,9 @@ cat "$TB_OUT/plan.txt"
         fail "no debugfs hctx of ${TB_PATHS[i]} holds CPU $cpu: $(ls "$dbg/${TB_PATHS[i]}" | xargs)"
     done
   done
+  policy=/sys/class/nvme-subsystem/$TB_SUBSYS/iopolicy
+  policy0=$(cat "$policy")
+  echo round-robin >"$policy" || fail "iopolicy round-robin"
   bpf_start_agent "$pw" --queues
   before=$(bpf_scrape hctx-before)
   declare -a want_cpu
@@ -157,6 +161,8 @@ cat "$TB_OUT/plan.txt"
     "$(prom_delta "$before" "$after" pathwise_queue_hctx_completed_total)" "$total"
   for ((i = 0; i < n; i++)); do
     p=${TB_PATHS[i]}
+    (($(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p") > 0)) ||
+      fail "$p did no I/O under round-robin"
     expect_eq "$p: its hardware queues add up to its count" \
       "$(prom_delta "$before" "$after" pathwise_queue_hctx_completed_total path="$p")" \
       "$(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p")"
@@ -167,6 +173,7 @@ cat "$TB_OUT/plan.txt"
   done
   expect_eq "hctx drops" "$(prom_sum "$after" pathwise_queue_hctx_dropped_total)" 0
   bpf_stop_agent
+  echo "$policy0" >"$policy" || fail "iopolicy back to $policy0"
   grep -h '^pathwise_queue_hctx_completed_total' "$after"
   pass "per hardware queue completions match fio per CPU and the debugfs CPU map"
 ) || fail "per hardware queue"
