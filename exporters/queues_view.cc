@@ -293,18 +293,6 @@ nlohmann::json QueueMapToJson(const model::QueueMap& m) {
 }
 
 namespace {
-std::string ChainText(const model::QueueMap& m);
-}  // namespace
-
-std::string QueueMapToText(const model::QueueMap& m) {
-  std::string out = ChainText(m);
-  if (m.hctx_io || !m.hctx_io_unknown.empty()) {
-    absl::StrAppend(&out, "\n", HctxIoToText(m));
-  }
-  return out;
-}
-
-namespace {
 // The NVMe/TCP chain: controllers, flows, devices, mismatches.
 std::string ChainText(const model::QueueMap& m) {
   std::string out;
@@ -328,5 +316,13 @@ std::string ChainText(const model::QueueMap& m) {
   return out;
 }
 }  // namespace
+
+std::string QueueMapToText(const model::QueueMap& m) {
+  std::string out = ChainText(m);
+  if (m.hctx_io || !m.hctx_io_unknown.empty()) {
+    absl::StrAppend(&out, "\n", HctxIoToText(m));
+  }
+  return out;
+}
 
 }  // namespace pathwise::exporters
