@@ -41,14 +41,20 @@ void AddQueuesFlags(CLI::App& app, Options* o) {
       "The nvme_tcp queue behind each socket (qid, io_cpu, NIC queues) from "
       "a BPF iterator: auto (when nvme_tcp has BTF), required (fail without "
       "it), off.");
+  AddInterval(app, o,
+              "With the eBPF sampler: the window over which each NVMe path's "
+              "I/O is counted per hardware queue (IOPS, latency, mean in "
+              "flight, remote completions).");
   AddLogLevel(app, o);
 }
 
 void AddQueuesOptIn(CLI::App& app, Options* o) {
   app.add_flag("--queues", o->queues,
                "Also export the NVMe/TCP queue map (pathwise_queue_*, "
-               "pathwise_flow_*): series per hardware queue and per TCP "
-               "flow, so their number grows with the queues.")
+               "pathwise_flow_*) and, with the eBPF sampler, each NVMe path's "
+               "I/O per hardware queue (pathwise_queue_hctx_*): series per "
+               "hardware queue and per TCP flow, so their number grows with "
+               "the queues.")
       ->check(WantBool("queues"));
 }
 

@@ -19,6 +19,8 @@
 #include "agent/pipeline.h"
 #include "agent/stages.h"
 #include "agent/version.h"
+#include "bpf/sampler.h"
+#include "collectors/queue_hctx.h"
 #include "collectors/queue_source.h"
 #include "collectors/sysfs_namespace.h"
 #include "control/queue_plan.h"
@@ -211,9 +213,42 @@ int Queues(const Options& o) {
   // reported in the map (bpf.unknown) with the verifier's tail.
   if (o.log_level != "debug") libbpf_set_print(nullptr);
   // PresentSysfsRoot put --sysfs_root at /sys.
+  // Per hardware queue I/O: the block sampler counts over --interval
+  // while the map is read.
+  std::unique_ptr<bpf::BpfSampler> sampler;
+  std::string hctx_unknown = "BPF off";
+  if (o.bpf != BpfMode::kOff && !o.queues_plan) {
+    bpf::SamplerOptions so;
+    so.nvme = false;
+    so.hctx_slots = bpf::HctxSlotsFor(
+        collectors::CountHctxs(collectors::SysfsReader("/sys")));
+    absl::StatusOr<std::unique_ptr<bpf::BpfSampler>> s =
+        bpf::BpfSampler::Create(so);
+    if (s.ok()) {
+      sampler = *std::move(s);
+    } else {
+      hctx_unknown = OneLine(s.status().message());
+    }
+  }
+  const absl::Time start = absl::Now();
   collectors::QueueSource source(collectors::QueueScanRoots{},
                                  o.bpf != BpfMode::kOff);
-  const model::QueueMap m = source.Collect();
+  model::QueueMap m = source.Collect();
+  if (sampler) {
+    absl::SleepFor(o.interval - (absl::Now() - start));
+    absl::StatusOr<bpf::SamplerSnapshot> s = sampler->Read();
+    m.hctx_window_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    if (s.ok()) {
+      m.hctx_io = true;
+      m.path_hctx = collectors::HctxByPath(*s);
+      m.hctx_dropped = s->dropped_hctx;
+      collectors::AddHctxCpus(collectors::SysfsReader("/sys"), m.path_hctx);
+    } else {
+      m.hctx_io_unknown = OneLine(s.status().message());
+    }
+  } else {
+    m.hctx_io_unknown = hctx_unknown;
+  }
   if (o.bpf == BpfMode::kRequired && !m.bpf_queues && !m.controllers.empty()) {
     Fatal(absl::StrCat("--bpf=required: ", m.bpf_unknown));
     return kExitRuntime;

@@ -16,6 +16,7 @@
 #include "collectors/bpf_io_collector.h"
 #include "collectors/nvme_iostats_collector.h"
 #include "collectors/nvme_topology_collector.h"
+#include "collectors/queue_hctx.h"
 #include "collectors/queue_source.h"
 #include "collectors/sysfs_reader.h"
 #include "control/iopolicy_actuator.h"
@@ -52,6 +53,9 @@ absl::Status AddIoSource(const Options& o,
     libbpf_set_print(LibbpfToDebugLog);
     bpf::SamplerOptions so;
     so.enable_bpf_stats = o.bpf_stats;
+    // --queues: per hardware context statistics too (pathwise_queue_hctx_*).
+    if (o.queues)
+      so.hctx_slots = bpf::HctxSlotsFor(collectors::CountHctxs(reader));
     absl::StatusOr<std::unique_ptr<bpf::BpfSampler>> sampler =
         bpf::BpfSampler::Create(so);
     if (sampler.ok()) {
@@ -178,7 +182,9 @@ absl::Status SetUpPipeline(const Options& o, Pipeline& pipeline) {
     pipeline.AddIoSource(std::make_unique<collectors::QueueIoSource>(
         std::make_unique<collectors::QueueSource>(collectors::QueueScanRoots{},
                                                   o.bpf != BpfMode::kOff)));
-    spdlog::info("queue map on (--queues): pathwise_queue_*, pathwise_flow_*");
+    spdlog::info(
+        "queue map on (--queues): pathwise_queue_*, pathwise_flow_*, "
+        "pathwise_queue_hctx_* (with the eBPF sampler)");
   }
   scoring::ScoringOptions so;
   so.config = o.scoring;

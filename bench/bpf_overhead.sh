@@ -8,7 +8,9 @@
 #      (kernel.bpf_stats_enabled off, as in production).
 #   2. ns per I/O of all attached BPF programs (bpf_prog_info run_time_ns
 #      with kernel.bpf_stats_enabled=1) for pathwise (kernel start time,
-#      the default; and its own-start-stamp mode) and for biolatency.
+#      the default; and its own-start-stamp mode), for pathwise with the
+#      per hardware queue statistics (the agent's --queues) and for
+#      biolatency. Step 1 also runs pathwise with --queues.
 #   3. The pathwise sampler process' CPU and RSS while the workload runs
 #      (it reads all maps every second, as the agent does), and the same for
 #      the whole agent (`pathwise serve --bpf=required --devices=all`,
@@ -160,7 +162,7 @@ stdev() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=q/n-m*m; if (v<0) v=0; print
 echo "warming up..." >&2
 RUNTIME_SAVE=$RUNTIME; RUNTIME=3; fio_iops >/dev/null; RUNTIME=$RUNTIME_SAVE
 
-: >"$work/base"; : >"$work/pw"; : >"$work/bio"; : >"$work/pw_self"; : >"$work/agent"; : >"$work/agent_self"
+: >"$work/pwq"; : >"$work/base"; : >"$work/pw"; : >"$work/bio"; : >"$work/pw_self"; : >"$work/agent"; : >"$work/agent_self"
 for r in $(seq 1 "$ROUNDS"); do
   echo "round $r/$ROUNDS" >&2
   fio_iops >>"$work/base"
@@ -168,6 +170,9 @@ for r in $(seq 1 "$ROUNDS"); do
   fio_iops >>"$work/pw"
   stop_bg
   grep '^self ' "$work/bg.out" >>"$work/pw_self"
+  start_bg "$work/ready" "$tool" --no_nvme --queues --interval=1 --ready_file="$work/ready"
+  fio_iops >>"$work/pwq"
+  stop_bg
   start_biolatency
   fio_iops >>"$work/bio"
   stop_bg
@@ -180,6 +185,10 @@ start_bg "$work/ready" "$tool" --no_nvme --interval=1 --ready_file="$work/ready"
 pw_stats_iops=$(fio_iops)
 stop_bg
 cp "$work/bg.out" "$work/pw_stats.out"
+start_bg "$work/ready" "$tool" --no_nvme --queues --interval=1 --ready_file="$work/ready"
+pwq_stats_iops=$(fio_iops)
+stop_bg
+cp "$work/bg.out" "$work/pwq_stats.out"
 start_bg "$work/ready" "$tool" --no_nvme --force_own_start --interval=1 --ready_file="$work/ready"
 pw_own_iops=$(fio_iops)
 stop_bg
@@ -208,11 +217,12 @@ pw_ns_per_io() {  # FILE -> "ns_per_io total_ns completions"
 }
 read -r pw_nsio pw_ns pw_done < <(pw_ns_per_io "$work/pw_stats.out")
 read -r own_nsio own_ns own_done < <(pw_ns_per_io "$work/pw_own.out")
+read -r pwq_nsio pwq_ns pwq_done < <(pw_ns_per_io "$work/pwq_stats.out")
 bio_nsio=$(awk -v n="$bio_ns" -v d="$bio_done" 'BEGIN { printf "%.1f", d ? n / d : 0 }')
 # Floor: what bpf_stats accounting costs for an empty issue + complete pair.
 floor=$(awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$work/nop.out")
 net() { awk -v a="$1" -v f="$floor" 'BEGIN { printf "%.1f", a - f }'; }
-pw_net=$(net "$pw_nsio"); own_net=$(net "$own_nsio"); bio_net=$(net "$bio_nsio")
+pwq_net=$(net "$pwq_nsio"); pw_net=$(net "$pw_nsio"); own_net=$(net "$own_nsio"); bio_net=$(net "$bio_nsio")
 vs_bio_net=$(awk -v a="$pw_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 
 base_mean=$(mean <"$work/base"); base_sd=$(stdev <"$work/base")
@@ -220,6 +230,10 @@ pw_mean=$(mean <"$work/pw"); pw_sd=$(stdev <"$work/pw")
 bio_mean=$(mean <"$work/bio"); bio_sd=$(stdev <"$work/bio")
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) printf "%.4f", v[(NR+1)/2]; else printf "%.4f", (v[NR/2]+v[NR/2+1])/2}'; }
 ratio=$(paste "$work/pw" "$work/base" | awk '{print $1/$2}' | median)
+pwq_mean=$(mean <"$work/pwq"); pwq_sd=$(stdev <"$work/pwq")
+pwq_ratio=$(paste "$work/pwq" "$work/base" | awk '{print $1/$2}' | median)
+pwq_vs_pw=$(awk -v a="$pwq_nsio" -v b="$pw_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+pwq_vs_bio=$(awk -v a="$pwq_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 bio_ratio=$(paste "$work/bio" "$work/base" | awk '{print $1/$2}' | median)
 ratio_of_means=$(awk -v a="$pw_mean" -v b="$base_mean" 'BEGIN { printf "%.4f", a / b }')
 vs_bio=$(awk -v a="$pw_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
@@ -249,6 +263,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "pathwise:             mean $pw_mean  sd $pw_sd   runs: $(tr '\n' ' ' <"$work/pw")"
   echo "biolatency:           mean $bio_mean  sd $bio_sd   runs: $(tr '\n' ' ' <"$work/bio")"
   echo "pathwise/none ratio:  median of per-round ratios $ratio, ratio of means $ratio_of_means   (goal >= 0.99: $(verdict "$ratio" 0.99 '>='))"
+  echo "pathwise --queues:    mean $pwq_mean  sd $pwq_sd   runs: $(tr '\n' ' ' <"$work/pwq")"
+  echo "pathwise --queues/none: median of per-round ratios $pwq_ratio   (goal >= 0.99: $(verdict "$pwq_ratio" 0.99 '>='))"
   echo "biolatency/none:      median of per-round ratios $bio_ratio"
   echo "agent (serve):        mean $agent_mean  sd $agent_sd   runs: $(tr '\n' ' ' <"$work/agent")"
   echo "agent/none:           median of per-round ratios $agent_ratio   (the whole agent, scraped every second)"
@@ -262,6 +278,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "biolatency:                            raw $bio_nsio  net $bio_net ns/IO   ($bio_ns ns over $bio_done I/Os; IOPS under stats $bio_stats_iops; programs $bio_names)"
   echo "pathwise/biolatency:  raw $vs_bio  net $vs_bio_net   (goal <= 0.5: raw $(verdict "$vs_bio" 0.5 '<='), net $(verdict "$vs_bio_net" 0.5 '<='))"
   echo "pathwise ns/IO:       raw $pw_nsio  net $pw_net   (goal <= 100: raw $(verdict "$pw_nsio" 100 '<='), net $(verdict "$pw_net" 100 '<='))"
+  echo "pathwise --queues (per hardware queue): raw $pwq_nsio  net $pwq_net ns/IO   ($pwq_ns ns over $pwq_done I/Os; IOPS under stats $pwq_stats_iops)"
+  echo "pathwise --queues ns/IO: raw $pwq_nsio  net $pwq_net   (goal <= 100: raw $(verdict "$pwq_nsio" 100 '<='), net $(verdict "$pwq_net" 100 '<=')); --queues/default raw $pwq_vs_pw; /biolatency raw $pwq_vs_bio (goal <= 0.5: $(verdict "$pwq_vs_bio" 0.5 '<='))"
   echo
   echo "## pathwise sampler process (reads all maps every 1 s)"
   echo "cpu:  ${cpu_pct}% of one CPU (mean over rounds)"
@@ -274,5 +292,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "## raw pathwise tool output (bpf_stats run)"
   sed 's/^/  /' "$work/pw_stats.out"
+  echo
+  echo "## raw pathwise tool output, --queues (bpf_stats run)"
+  sed 's/^/  /' "$work/pwq_stats.out"
 } >"$OUT"
 cat "$OUT"

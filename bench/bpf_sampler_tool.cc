@@ -5,6 +5,7 @@
 //
 //   pathwise_bpf_tool [--duration=S] [--interval=S] [--bpf_stats]
 //                     [--force_own_start] [--force_spill] [--no_nvme]
+//                     [--queues]
 //                     [--ready_file=PATH]
 //   pathwise_bpf_tool --nop_calibration [--duration=S] [--ready_file=PATH]
 //     attaches empty programs to the same tracepoints instead, and prints
@@ -67,6 +68,9 @@ bool ParseArgs(int argc, char** argv, Args* a, int* exit_code) {
                "attach empty programs instead and print their bpf_stats");
   bool no_nvme = false;
   app.add_flag("--no_nvme", no_nvme, "leave out the NVMe status programs");
+  bool queues = false;
+  app.add_flag("--queues", queues,
+               "also count per hardware context (the agent's --queues)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -79,6 +83,7 @@ bool ParseArgs(int argc, char** argv, Args* a, int* exit_code) {
     return false;
   }
   if (no_nvme) a->options.nvme = false;
+  if (queues) a->options.hctx_slots = pathwise::bpf::HctxSlotsFor(0);
   return true;
 }
 
@@ -144,6 +149,18 @@ void Print(const BpfSampler& sampler, const SamplerSnapshot& s, double elapsed,
     std::printf("dropped %s %llu\n",
                 std::string(pathwise::exporters::DropReasonLabel(r)).c_str(),
                 (unsigned long long)s.dropped[static_cast<size_t>(r)]);
+  }
+  for (const auto& h : s.hctx) {
+    std::printf(
+        "hctx %s %s %d completed=%llu latency_sum_ns=%llu remote=%llu\n",
+        pathwise::model::ToString(pathwise::model::DevId::FromKernel(h.key.dev))
+            .c_str(),
+        h.disk.c_str(), h.hctx, (unsigned long long)h.totals.count,
+        (unsigned long long)h.totals.lat_sum_ns,
+        (unsigned long long)h.totals.remote);
+  }
+  if (s.hctx_on) {
+    std::printf("dropped hctx %llu\n", (unsigned long long)s.dropped_hctx);
   }
   std::printf("start_from_kernel %llu\nstart_from_own %llu\n",
               (unsigned long long)s.start_from_kernel,

@@ -1,6 +1,9 @@
 #include "bpf/block_object.h"
 
+#include <algorithm>
+#include <cstring>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,6 +38,12 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
   skel->rodata->force_own_start = options.force_own_start;
   skel->rodata->force_spill = options.force_spill;
   skel->rodata->force_spill_dev = options.force_spill_dev;
+  skel->rodata->queues = options.hctx_slots > 0;
+  skel->rodata->hctx_slots = std::max<uint32_t>(options.hctx_slots, 1);
+  bpf_map__set_max_entries(skel->maps.pw_hctx,
+                           std::max<uint32_t>(options.hctx_slots, 1));
+  bpf_map__set_max_entries(skel->maps.pw_hctx_slot,
+                           options.hctx_slots > 0 ? options.max_devices : 1);
   bpf_map__set_max_entries(skel->maps.pw_start, options.max_inflight);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
@@ -55,7 +64,8 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
         "attaching to block_rq_issue/block_rq_complete: ", Errno(err)));
   }
   std::move(destroy).Cancel();
-  return std::unique_ptr<BlockObject>(new BlockObject(skel, mode, ncpus));
+  return std::unique_ptr<BlockObject>(
+      new BlockObject(skel, mode, ncpus, options.hctx_slots));
 }
 
 absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::Load(
@@ -209,13 +219,65 @@ void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
   retired_.Prune(maps);
 }
 
+absl::Status BlockObject::ReadHctx(const BlockMaps& maps,
+                                   const std::set<DiskKey>& gone,
+                                   BlockSample& out) const {
+  out.hctx_on = true;
+  std::vector<std::pair<DiskKey, HctxRange>> ranges;
+  absl::Status st = ForEachEntry(
+      bpf_map__fd(skel_->maps.pw_hctx_slot), sizeof(pw_disk_key),
+      sizeof(pw_hctx_range), [&](MapBytes k, MapBytes v) -> absl::Status {
+        pw_disk_key key;
+        std::memcpy(&key, k.data(), sizeof(key));
+        absl::StatusOr<HctxRange> r = DecodeHctxRange(v, hctx_slots_);
+        if (!r.ok()) return r.status();
+        ranges.emplace_back(DiskKey{key.dev, key.seq}, *r);
+        return absl::OkStatus();
+      });
+  if (!st.ok()) {
+    return absl::Status(st.code(),
+                        absl::StrCat("reading pw_hctx_slot: ", st.message()));
+  }
+  std::vector<uint8_t> buf;
+  uint64_t saturated = 0;
+  for (const auto& [disk, r] : ranges) {
+    // A gone disk does no more I/O, and its name is no longer known.
+    if (!r.ready || gone.contains(disk)) continue;
+    auto name = maps.names.find(disk);
+    for (uint32_t i = 0; i < r.n; ++i) {
+      __u32 index = r.base + i;
+      buf.assign(
+          static_cast<size_t>(ncpus_) * PerCpuStride(sizeof(pw_hctx_val)), 0);
+      if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.pw_hctx), &index,
+                              buf.data()) != 0) {
+        return absl::InternalError(
+            absl::StrCat("reading pw_hctx: ", Errno(errno)));
+      }
+      absl::StatusOr<HctxTotals> t = SumHctxSlot(buf, ncpus_, saturated);
+      if (!t.ok()) return t.status();
+      out.hctx.push_back(
+          {.key = disk,
+           .disk = name == maps.names.end() ? std::string() : name->second,
+           .hctx = static_cast<int>(i),
+           .totals = *t});
+    }
+  }
+  std::sort(out.hctx.begin(), out.hctx.end(),
+            [](const DiskHctxIo& a, const DiskHctxIo& b) {
+              return std::tie(a.key, a.hctx) < std::tie(b.key, b.hctx);
+            });
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BlockSample> BlockObject::Read() {
   absl::StatusOr<BlockMaps> maps = ReadMaps();
   if (!maps.ok()) return maps.status();
-  if (std::set<DiskKey> gone = SupersededDisks(*maps); !gone.empty()) {
-    RetireGone(gone, *maps);
-  }
+  const std::set<DiskKey> gone = SupersededDisks(*maps);
+  if (!gone.empty()) RetireGone(gone, *maps);
   BlockSample out = AssembleSample(*maps, retired_);
+  if (hctx_slots_ > 0) {
+    if (absl::Status st = ReadHctx(*maps, gone, out); !st.ok()) return st;
+  }
   AppendProgramStats(skel_->obj, out.programs);
   return out;
 }

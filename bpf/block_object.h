@@ -30,6 +30,9 @@ struct BlockOptions {
   uint32_t force_spill_dev = 0;
   uint32_t max_inflight = 16384;
   uint32_t max_devices = 4096;
+  // Per hardware context statistics (pw_hctx): the number of (disk,
+  // hardware context) slots; 0 = off, the programs then skip that code.
+  uint32_t hctx_slots = 0;
 };
 
 class BlockObject {
@@ -59,8 +62,12 @@ class BlockObject {
   void AppendIds(ObjectIds& out) const;
 
  private:
-  BlockObject(pathwise_block* skel, std::string mode, int ncpus)
-      : skel_(skel), mode_(std::move(mode)), ncpus_(ncpus) {}
+  BlockObject(pathwise_block* skel, std::string mode, int ncpus,
+              uint32_t hctx_slots)
+      : skel_(skel),
+        mode_(std::move(mode)),
+        ncpus_(ncpus),
+        hctx_slots_(hctx_slots) {}
   static absl::StatusOr<std::unique_ptr<BlockObject>> LoadMode(
       const BlockLayout& layout, const BlockOptions& options, int ncpus,
       bool use_btf);
@@ -68,10 +75,15 @@ class BlockObject {
   // Deletes the map entries of the `gone` disks and moves their counts
   // into retired_.
   void RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps);
+  // The pw_hctx slots of every disk in pw_hctx_slot but the `gone` ones,
+  // named from `maps`, into out.hctx.
+  absl::Status ReadHctx(const BlockMaps& maps, const std::set<DiskKey>& gone,
+                        BlockSample& out) const;
 
   pathwise_block* skel_;
   std::string mode_;
   int ncpus_;
+  uint32_t hctx_slots_;
   RetiredDisks retired_;
 };
 

@@ -228,6 +228,7 @@ absl::Status BlockMapDecoder::SetCounters(MapBytes values) {
   maps_.dropped_io_map_full = sum.v[PW_CNT_DROP_IO_FULL];
   maps_.dropped_path_map_full = sum.v[PW_CNT_DROP_PATH_FULL];
   maps_.dropped_nvme_path_map_full = sum.v[PW_CNT_DROP_NVME_PATH_FULL];
+  maps_.dropped_hctx = sum.v[PW_CNT_DROP_HCTX];
   return absl::OkStatus();
 }
 
@@ -325,6 +326,7 @@ BlockSample AssembleSample(const BlockMaps& maps, const RetiredDisks& retired) {
   out.dropped_io_map_full = maps.dropped_io_map_full;
   out.dropped_path_map_full = maps.dropped_path_map_full;
   out.dropped_nvme_path_map_full = maps.dropped_nvme_path_map_full;
+  out.dropped_hctx = maps.dropped_hctx;
 
   auto name_of = [&](const DiskKey& k) {
     auto it = maps.names.find(k);

@@ -31,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "bpf/hctx_decode.h"
 #include "bpf/program_stats.h"
 #include "bpf/status.h"
 #include "model/topology.h"
@@ -82,6 +83,7 @@ struct BlockMaps {
   uint64_t dropped_io_map_full = 0;
   uint64_t dropped_path_map_full = 0;       // by the block programs
   uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
+  uint64_t dropped_hctx = 0;  // counted in pw_io, in no pw_hctx slot
   // Fallbacks taken (see the top of this file).
   uint64_t bad_names = 0;
   uint64_t unknown_ops = 0;
@@ -147,6 +149,14 @@ struct PathEntry {
   bool retired = false;  // as DeviceIo::retired
 };
 
+// One hardware context of one disk (pw_hctx), summed over CPUs.
+struct DiskHctxIo {
+  DiskKey key;
+  std::string disk;  // as DeviceIo::disk
+  int hctx = 0;      // blk_mq_hw_ctx.queue_num
+  HctxTotals totals;
+};
+
 // What one read of the block object's maps returns.
 struct BlockSample {
   // Sorted by (dev, diskseq, op); a retired entry carries the dev_t and
@@ -164,6 +174,11 @@ struct BlockSample {
   uint64_t dropped_path_map_full = 0;       // by the block programs
   uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
   std::vector<ProgramStats> programs;
+  // Per hardware context statistics (BlockOptions::hctx_slots > 0 only):
+  // sorted by (disk, hctx); disks a newer one replaced are left out.
+  bool hctx_on = false;
+  std::vector<DiskHctxIo> hctx;
+  uint64_t dropped_hctx = 0;  // completions in io, in no hctx entry
 };
 
 // The disk instances of `maps` that a newer one has replaced: another key

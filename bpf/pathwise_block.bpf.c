@@ -9,6 +9,7 @@
  * one the kernel supports (bpf/block_object.cc probes tp_btf first).
  */
 // clang-format off: vmlinux types must come first.
+#include "pathwise_blkmq_types.h"
 #include "pathwise_vmlinux.h"
 // clang-format on
 
@@ -35,6 +36,11 @@ const volatile bool force_spill = false;
  * slots are few (PW_SPILL_SLOTS keys per CPU), so a test forcing every
  * device of a busy host would fill them with other disks' keys. */
 const volatile __u32 force_spill_dev = 0;
+/* Per hardware queue statistics (--queues). Off by default: the verifier
+ * then removes their code, so the default programs cost what they did.
+ * hctx_slots is pw_hctx's max_entries. */
+const volatile bool queues = false;
+const volatile __u32 hctx_slots = 1;
 
 /* Own issue timestamps, keyed by request address, only for requests whose
  * queue does not stamp rq->io_start_time_ns. Bounded by the number of
@@ -128,6 +134,66 @@ static __always_inline struct pw_io_val *pw_io_entry(
     pw_note_disk(dk, disk);
   }
   return pw_spill(k);
+}
+
+/* Per hardware queue statistics: one slot per (disk, hardware context),
+ * per CPU. A disk's slots are a range taken from pw_hctx the first time one
+ * of its completions is counted (pw_hctx_slot, slow path); each CPU caches
+ * the range in its copy of the pw_io value, so that a counted completion
+ * costs one array lookup. Ranges are never given back (a gone disk's slots
+ * stay taken), so pw_hctx holds hctx_slots hardware contexts over the
+ * program's life; a completion without a slot is counted as
+ * PW_CNT_DROP_HCTX. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pw_hctx_val);
+} pw_hctx SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct pw_disk_key);
+  __type(value, struct pw_hctx_range);
+} pw_hctx_slot SEC(".maps");
+
+/* The next free slot of pw_hctx. */
+__u32 pw_hctx_next = 0;
+
+/* Caches the disk's range in v (this CPU's copy), creating it on first use
+ * with nr slots (its nr_hw_queues). A range being created on another CPU
+ * is not cached: this completion is dropped, the next one looks again. */
+static __always_inline void pw_hctx_range_of(struct pw_io_val *v,
+                                             const struct pw_disk_key *dk,
+                                             __u32 nr) {
+  struct pw_hctx_range *r = bpf_map_lookup_elem(&pw_hctx_slot, dk);
+  if (!r) {
+    struct pw_hctx_range fresh = {};
+    if (bpf_map_update_elem(&pw_hctx_slot, dk, &fresh, BPF_NOEXIST)) {
+      r = bpf_map_lookup_elem(&pw_hctx_slot, dk);
+      if (!r) {
+        /* pw_hctx_slot full: no slots for this disk, ever. */
+        v->hctx_base1 = 1;
+        v->hctx_n = 0;
+      }
+      return;
+    }
+    r = bpf_map_lookup_elem(&pw_hctx_slot, dk);
+    if (!r) return;
+    /* This CPU created the entry: take the range. */
+    if (nr && nr <= hctx_slots) {
+      __u32 base = __sync_fetch_and_add(&pw_hctx_next, nr);
+      if (base <= hctx_slots - nr) {
+        r->base = base;
+        r->n = nr;
+      }
+    }
+    __sync_fetch_and_add(&r->ready, 1); /* a full barrier, then ready */
+  }
+  if (!r->ready) return;
+  v->hctx_base1 = r->base + 1;
+  v->hctx_n = r->n;
 }
 
 /* tp_btf flavour. */

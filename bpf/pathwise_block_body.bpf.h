@@ -31,6 +31,45 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   return 0;
 }
 
+/* Counts a completion that v counted in its disk's hardware context slot
+ * (`queues` only), or as PW_CNT_DROP_HCTX. */
+static __always_inline void PW_SFX(pw_hctx_count)(struct pw_io_val *v,
+                                                  struct request *rq,
+                                                  struct request_queue *q,
+                                                  const struct pw_disk_key *dk,
+                                                  __u64 lat, __u32 idx) {
+  struct request___mq *mrq = (struct request___mq *)rq;
+  struct blk_mq_hw_ctx *h = PW_RD(mrq, mq_hctx);
+  struct blk_mq_ctx *c = PW_RD(mrq, mq_ctx);
+  struct pw_hctx_val *hv;
+  __u32 num, slot, j;
+
+  if (!v->hctx_base1)
+    pw_hctx_range_of(v, dk, PW_RD((struct request_queue___mq *)q,
+                                  nr_hw_queues));
+  if (!h || !v->hctx_base1) {
+    pw_cnt_inc(PW_CNT_DROP_HCTX);
+    return;
+  }
+  num = PW_RD(h, queue_num);
+  if (num >= v->hctx_n) {
+    pw_cnt_inc(PW_CNT_DROP_HCTX);
+    return;
+  }
+  slot = v->hctx_base1 - 1 + num;
+  hv = bpf_map_lookup_elem(&pw_hctx, &slot);
+  if (!hv) {
+    pw_cnt_inc(PW_CNT_DROP_HCTX);
+    return;
+  }
+  hv->count++;
+  hv->lat_sum_ns += lat;
+  if (c && PW_RD(c, cpu) != bpf_get_smp_processor_id()) hv->remote++;
+  j = pw_qhist_bucket(idx);
+  barrier_var(j);
+  if (j < PW_QHIST_BUCKETS) hv->buckets[j]++;
+}
+
 static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
                                                   unsigned int nr_bytes) {
   struct request_queue *q = PW_RD(rq, q);
@@ -111,5 +150,6 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   idx = pw_hist_bucket(lat);
   barrier_var(idx); /* keep the bound check for the verifier */
   if (idx < PW_HIST_BUCKETS) v->buckets[idx]++;
+  if (queues) PW_SFX(pw_hctx_count)(v, rq, q, &dk, lat, idx);
   return 0;
 }

@@ -72,6 +72,38 @@ struct pw_io_val {
   __u64 own_start;  /* of `count`, latencies from pathwise's own issue
                        stamp; the rest used rq->io_start_time_ns */
   __u64 buckets[PW_HIST_BUCKETS]; /* non-cumulative; sum == count */
+  /* This CPU's cached pw_hctx_range of the disk (`queues` only): first
+   * slot + 1 (0 = not looked up yet) and the number of slots (0 = none). */
+  __u32 hctx_base1;
+  __u32 hctx_n;
+};
+
+/* Per hardware queue statistics (only when the loader sets the `queues`
+ * switch). Latency histogram: the exporters' coarse layout, bucket j has
+ * le = 2^(PW_QHIST_MIN_SHIFT + j) ns for j < PW_QHIST_FINITE, then +Inf;
+ * every bound is also a bound of the fine histogram, so j holds exactly the
+ * fine slots (4 (j + 1), 4 (j + 2)] (j = 0: [0, 8]). */
+#define PW_QHIST_MIN_SHIFT 12
+#define PW_QHIST_FINITE 24 /* 2^12 .. 2^35 ns */
+#define PW_QHIST_BUCKETS (PW_QHIST_FINITE + 1)
+
+/* One slot of pw_hctx (per-CPU array): one hardware context of one disk. */
+struct pw_hctx_val {
+  __u64 count;      /* completions counted in pw_io (or its spill slots) */
+  __u64 lat_sum_ns; /* their latencies */
+  __u64 remote;     /* of count, completed on a CPU other than the one
+                       that submitted (rq->mq_ctx->cpu) */
+  __u64 buckets[PW_QHIST_BUCKETS]; /* non-cumulative; sum == count */
+};
+
+/* pw_hctx_slot value, keyed by pw_disk_key: the disk's hardware contexts
+ * are slots [base, base + n) of pw_hctx. n = 0: no slots (pw_hctx full).
+ * ready: base and n are written (the creator sets it last). */
+struct pw_hctx_range {
+  __u32 base;
+  __u32 n;
+  __u32 ready;
+  __u32 pad;
 };
 
 /* Spill slots (per CPU, preallocated): where a completion is accounted when
@@ -116,7 +148,10 @@ enum pw_counter {
   PW_CNT_DROP_IO_FULL = 2,        /* I/O map and spill slots full */
   PW_CNT_DROP_PATH_FULL = 3,      /* path map full (block program) */
   PW_CNT_DROP_NVME_PATH_FULL = 4, /* path map full (nvme program) */
-  PW_CNT_COUNT = 5,
+  /* `queues`: a completion counted in pw_io but in no pw_hctx slot (no
+   * slots left, or its hardware context beyond the disk's range). */
+  PW_CNT_DROP_HCTX = 5,
+  PW_CNT_COUNT = 6,
 };
 
 struct pw_counters {

@@ -73,4 +73,14 @@ PW_HIST_INLINE __u64 pw_hist_upper_ns(__u32 i) {
   return (1ULL << k) + ((__u64)(sub + 1) << (k - PW_HIST_SUB_BITS));
 }
 
+/* Coarse bucket (PW_QHIST_*, pathwise_bpf.h) of fine slot i: the coarse
+ * bound 2^k ns is fine slot 4 (k - 10)'s, so coarse bucket j holds the fine
+ * slots (4 (j + 1), 4 (j + 2)] (j = 0: [0, 8]), the last one the rest. */
+PW_HIST_INLINE __u32 pw_qhist_bucket(__u32 i) {
+  __u32 j;
+  if (i <= 4 * (PW_QHIST_MIN_SHIFT - PW_HIST_MIN_SHIFT)) return 0;
+  j = (i + 3) / 4 - (PW_QHIST_MIN_SHIFT - PW_HIST_MIN_SHIFT);
+  return j < PW_QHIST_FINITE ? j : PW_QHIST_FINITE;
+}
+
 #endif /* PATHWISE_BPF_PATHWISE_HIST_H_ */

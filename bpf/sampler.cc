@@ -120,6 +120,7 @@ absl::StatusOr<std::unique_ptr<BpfSampler>> BpfSampler::Create(
       .force_spill_dev = options.force_spill_dev,
       .max_inflight = options.max_inflight,
       .max_devices = options.max_devices,
+      .hctx_slots = options.hctx_slots,
   };
   absl::StatusOr<std::unique_ptr<BlockObject>> block =
       BlockObject::Load(*layout, block_options, impl->ncpus, impl->notes);
@@ -206,7 +207,15 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
       snap.programs.push_back(std::move(p));
   }
   FillDrops(*block, snap);
+  snap.hctx_on = block->hctx_on;
+  snap.hctx = std::move(block->hctx);
+  snap.dropped_hctx = block->dropped_hctx;
   return snap;
+}
+
+uint32_t HctxSlotsFor(int present) {
+  return static_cast<uint32_t>(
+      std::clamp(2 * std::max(present, 0), 256, 16384));
 }
 
 }  // namespace pathwise::bpf

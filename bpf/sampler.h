@@ -66,6 +66,12 @@ struct SamplerSnapshot {
   std::string nvme_status_message;
   // See BpfSampler::init_context_hidden().
   bool init_context_hidden = false;
+  // Per hardware context statistics (SamplerOptions::hctx_slots > 0):
+  // every completion counted in io is counted in one hctx entry of its disk,
+  // or in dropped_hctx. Sorted by (dev, diskseq, hctx).
+  bool hctx_on = false;
+  std::vector<DiskHctxIo> hctx;
+  uint64_t dropped_hctx = 0;
 };
 
 struct SamplerOptions {
@@ -89,7 +95,17 @@ struct SamplerOptions {
   uint32_t max_inflight = 16384;
   // Capacity of the (device, op) and per-path maps.
   uint32_t max_devices = 4096;
+  // Per hardware context statistics: the (disk, hardware context) slots,
+  // 0 = off (the programs then cost what they do without them). Slots are
+  // not reused when a disk goes away; see HctxSlotsFor.
+  uint32_t hctx_slots = 0;
 };
+
+// The slots for a host with `present` hardware contexts over its block
+// devices now: twice that (disks come and go, each new instance takes new
+// slots), at least 256, at most 16384. pw_hctx costs 224 bytes per slot per
+// possible CPU.
+uint32_t HctxSlotsFor(int present);
 
 class BpfSampler {
  public:

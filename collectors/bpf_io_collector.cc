@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "collectors/queue_hctx.h"
 #include "model/types.h"
 #include "spdlog/spdlog.h"
 
@@ -148,6 +149,13 @@ absl::Status BpfIoCollector::Read(const model::Topology& topology,
     }
   }
   JoinBpfSamples(*samples, scope_, topology, io);
+  if (samples->hctx_on) {
+    // Handed to the queue map's source, which runs after this one.
+    model::QueueMap& q = io.queues.emplace();
+    q.hctx_io = true;
+    q.path_hctx = HctxByPath(*samples);
+    q.hctx_dropped = samples->dropped_hctx;
+  }
   return absl::OkStatus();
 }
 

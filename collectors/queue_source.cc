@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bpf/tcpq_object.h"
+#include "collectors/queue_hctx.h"
 #include "collectors/queue_mismatch.h"
+#include "collectors/sysfs_reader.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::collectors {
@@ -65,7 +67,17 @@ model::QueueMap QueueSource::Collect() {
 }
 
 absl::Status QueueIoSource::Read(const model::Topology&, model::IoReading& io) {
-  io.queues = source_->Collect();
+  model::QueueMap m = source_->Collect();
+  // The per hardware context I/O, when the BPF sampler counted it this
+  // collection (it runs first).
+  if (io.queues && io.queues->hctx_io) {
+    MoveHctxIo(*io.queues, m);
+    AddHctxCpus(SysfsReader(roots_sysfs_), m.path_hctx);
+  } else {
+    m.hctx_io_unknown =
+        "needs the eBPF sampler (--bpf=off, or it is unavailable)";
+  }
+  io.queues = std::move(m);
   return absl::OkStatus();
 }
 

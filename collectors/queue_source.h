@@ -46,17 +46,22 @@ class QueueSource {
 
 // The queue map as one more I/O source of the pipeline (serve and
 // snapshot with --queues): fills IoReading::queues. It never fails a
-// collection; what it cannot read is in the map as unknown, with why.
+// collection; what it cannot read is in the map as unknown, with why. The
+// per hardware context I/O that the BPF collector (added before it) left
+// in IoReading::queues is kept, with each context's CPUs read from
+// `sysfs_root`.
 class QueueIoSource : public IoSource {
  public:
-  explicit QueueIoSource(std::unique_ptr<QueueSource> source)
-      : source_(std::move(source)) {}
+  explicit QueueIoSource(std::unique_ptr<QueueSource> source,
+                         std::string sysfs_root = "/sys")
+      : source_(std::move(source)), roots_sysfs_(std::move(sysfs_root)) {}
   absl::string_view name() const override { return "queues"; }
   absl::Status Read(const model::Topology& topology,
                     model::IoReading& io) override;
 
  private:
   std::unique_ptr<QueueSource> source_;
+  std::string roots_sysfs_;
 };
 
 }  // namespace pathwise::collectors

@@ -1,6 +1,7 @@
 // The NVMe/TCP queue map's families (--queues): per controller its I/O
 // queues and hardware contexts, per TCP flow its socket figures and the
-// queue, CPU and NIC queues behind it where known, and the mismatches.
+// queue, CPU and NIC queues behind it where known, and the mismatches; per
+// path and hardware queue its I/O (with the eBPF sampler).
 // Nothing without --queues.
 #include <string>
 #include <vector>
@@ -139,6 +140,52 @@ void AddNetdevFamilies(const model::QueueMap& m,
   Push(out, std::move(irq_cpus));
 }
 
+// Per path and hardware context (qid = hctx + 1): what the BPF sampler
+// counted since it attached. Nothing unless it counted (hctx_io).
+void AddHctxFamilies(const model::QueueMap& m, std::vector<MetricFamily>& out) {
+  if (!m.hctx_io) return;
+  MetricFamily completed = Family(
+      "pathwise_queue_hctx_completed_total",
+      "I/Os completed on a path's hardware queue (blk-mq hctx, qid = hctx + "
+      "1), as counted per path: their sum over a path's queues plus "
+      "pathwise_queue_hctx_dropped_total is its I/O count.",
+      MetricType::Counter);
+  MetricFamily latency = Family(
+      "pathwise_queue_hctx_latency_seconds",
+      "Latency (issue to completion) of the I/Os completed on a path's "
+      "hardware queue, in the coarse buckets; rate(_sum) is the mean number "
+      "in flight on it (Little's law, iostat's aqu-sz).",
+      MetricType::Histogram);
+  MetricFamily remote = Family(
+      "pathwise_queue_hctx_remote_completions_total",
+      "Of those I/Os, the ones completed on a CPU other than the one that "
+      "submitted them (the queue's IRQ or worker is on another CPU).",
+      MetricType::Counter);
+  for (const model::PathHctxIo& p : m.path_hctx) {
+    for (const model::HctxIo& h : p.hctxs) {
+      const Labels l = {{"controller", p.controller},
+                        {"path", p.path},
+                        {"qid", absl::StrCat(h.index + 1)}};
+      AddCounter(completed, l, static_cast<double>(h.completed));
+      AddHistogram(latency, l, h.latency,
+                   static_cast<double>(h.latency_sum_ns) / 1e9,
+                   HistogramBuckets::kCoarse);
+      AddCounter(remote, l, static_cast<double>(h.remote_completions));
+    }
+  }
+  MetricFamily dropped = Family(
+      "pathwise_queue_hctx_dropped_total",
+      "I/Os counted per path but on no hardware queue: the per-queue slots "
+      "were used up, or the queue lies beyond those the path had when it "
+      "was first seen.",
+      MetricType::Counter);
+  AddCounter(dropped, {}, static_cast<double>(m.hctx_dropped));
+  Push(out, std::move(completed));
+  Push(out, std::move(latency));
+  Push(out, std::move(remote));
+  Push(out, std::move(dropped));
+}
+
 }  // namespace
 
 void AddQueueFamilies(const model::QueueMap& m,
@@ -202,6 +249,7 @@ void AddQueueFamilies(const model::QueueMap& m,
         &ff.notsent, &ff.io_cpu, &ff.nic_queue}) {
     Push(out, std::move(*f));
   }
+  AddHctxFamilies(m, out);
 }
 
 }  // namespace pathwise::exporters::internal

@@ -281,14 +281,20 @@ nlohmann::json QueueMapToJson(const model::QueueMap& m) {
   for (const model::QueueMismatch& x : m.mismatches) {
     mismatches.push_back(MismatchJson(x));
   }
-  return {{"online_cpus", m.online_cpus},
-          {"bpf", {{"queues", m.bpf_queues}, {"unknown", m.bpf_unknown}}},
-          {"controllers", controllers},
-          {"netdevs", netdevs},
-          {"mismatches", mismatches}};
+  json out = {{"online_cpus", m.online_cpus},
+              {"bpf", {{"queues", m.bpf_queues}, {"unknown", m.bpf_unknown}}},
+              {"controllers", controllers},
+              {"netdevs", netdevs},
+              {"mismatches", mismatches}};
+  if (m.hctx_io || !m.hctx_io_unknown.empty()) {
+    out["hardware_queues"] = HctxIoToJson(m);
+  }
+  return out;
 }
 
-std::string QueueMapToText(const model::QueueMap& m) {
+namespace {
+// The NVMe/TCP chain: controllers, flows, devices, mismatches.
+std::string ChainText(const model::QueueMap& m) {
   std::string out;
   if (m.controllers.empty()) return "no NVMe/TCP controllers\n";
   if (!m.bpf_queues) {
@@ -306,6 +312,15 @@ std::string QueueMapToText(const model::QueueMap& m) {
     if (!header) absl::StrAppend(&out, "\nmismatches:\n");
     header = true;
     absl::StrAppend(&out, "  ! ", MismatchText(x), "\n");
+  }
+  return out;
+}
+}  // namespace
+
+std::string QueueMapToText(const model::QueueMap& m) {
+  std::string out = ChainText(m);
+  if (m.hctx_io || !m.hctx_io_unknown.empty()) {
+    absl::StrAppend(&out, "\n", HctxIoToText(m));
   }
   return out;
 }

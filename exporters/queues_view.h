@@ -36,6 +36,19 @@ nlohmann::json QueueMapToJson(const model::QueueMap& m);
 // the mismatches, each marked with "!".
 std::string QueueMapToText(const model::QueueMap& m);
 
+// The per hardware queue I/O of the map (model::PathHctxIo), as the
+// "hardware_queues" member of QueueMapToJson: {counted, unknown,
+// window_seconds (null: since attach), dropped, "paths": [{path,
+// controller, "hctxs": [{index, qid, cpus, completed, latency_sum_ns,
+// remote_completions, mean_inflight (null without a window),
+// "latency_buckets": [{le_ns (null = +Inf), count}] (coarse,
+// non-cumulative)}]}]}; and as text: per path one line per queue (qid,
+// CPUs, I/Os, IOPS, mean and p99 latency, mean in flight, remote share).
+// Both are shown only when per-queue I/O was asked for (hctx_io, or a
+// reason in hctx_io_unknown).
+nlohmann::json HctxIoToJson(const model::QueueMap& m);
+std::string HctxIoToText(const model::QueueMap& m);
+
 // A CPU set as a list: "0-3,8" ("" for none).
 std::string CpuListText(const model::CpuSet& cpus);
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/histogram.h"
+
 namespace pathwise::model {
 
 // A set of CPU numbers, ascending and without duplicates.
@@ -94,6 +96,30 @@ struct Hctx {
   friend bool operator==(const Hctx&, const Hctx&) = default;
 };
 
+// One blk-mq hardware context of a path disk with the completions the BPF
+// sampler counted on it (--queues): every completion of the path is in
+// exactly one of its hardware contexts, or in QueueMap::hctx_dropped.
+struct HctxIo {
+  int index = 0;  // mq/<index>; NVMe qid = index + 1
+  CpuSet cpus;    // mq/<index>/cpu_list; empty when unread
+  uint64_t completed = 0;
+  uint64_t latency_sum_ns = 0;
+  // Of completed, those that completed on a CPU other than the one that
+  // submitted them (rq->mq_ctx->cpu): an IRQ or a worker elsewhere.
+  uint64_t remote_completions = 0;
+  // Coarse: counts only at the bounds 2^12 .. 2^35 ns and +Inf.
+  LatencyHistogram latency;
+  friend bool operator==(const HctxIo&, const HctxIo&) = default;
+};
+
+// The hardware contexts of one NVMe path disk that did I/O.
+struct PathHctxIo {
+  std::string path;        // nvme0c1n1 (or nvme0n1 without multipath)
+  std::string controller;  // nvme1, from the name
+  std::vector<HctxIo> hctxs;
+  friend bool operator==(const PathHctxIo&, const PathHctxIo&) = default;
+};
+
 // One TCP connection of an NVMe/TCP controller (admin or I/O queue).
 struct TcpQueueFlow {
   TcpSocket socket;
@@ -167,6 +193,14 @@ struct QueueMap {
   bool bpf_queues = false;
   std::string bpf_unknown;
   std::vector<QueueMismatch> mismatches;  // collectors/queue_mismatch.h
+  // Per hardware context I/O of every NVMe path (the block sampler with
+  // per-hctx statistics): counted since the sampler attached, or over
+  // hctx_window_seconds when that is > 0 (`pathwise queues`).
+  bool hctx_io = false;
+  std::string hctx_io_unknown;  // why hctx_io is false; "" = not asked for
+  std::vector<PathHctxIo> path_hctx;
+  uint64_t hctx_dropped = 0;  // completions counted per path, in no hctx
+  double hctx_window_seconds = 0;
   friend bool operator==(const QueueMap&, const QueueMap&) = default;
 };
 

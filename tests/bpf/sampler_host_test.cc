@@ -218,6 +218,38 @@ class BpfHostTest : public ::testing::Test {
     for (const PathSample& p : after->paths) {
       if (p.dev == loop->dev()) EXPECT_EQ(p.stats.failovers, 0u);
     }
+    if (options.hctx_slots > 0) ExpectHctxSumsToDisk(*after, *loop);
+  }
+
+  // Per hardware queue: the device's queues add up exactly to what was
+  // counted for the device (every op, since attach: the device is newer
+  // than the sampler), and nothing was dropped (the slots are plenty).
+  void ExpectHctxSumsToDisk(const SamplerSnapshot& s, const LoopDevice& loop) {
+    ASSERT_TRUE(s.hctx_on);
+    uint64_t disk_count = 0, disk_ns = 0;
+    for (const DeviceIo& d : s.io) {
+      if (d.dev != loop.dev()) continue;
+      disk_count += d.stats.completed;
+      disk_ns += d.stats.time_ns;
+    }
+    uint64_t q_count = 0, q_ns = 0, q_remote = 0, q_buckets = 0;
+    int queues = 0;
+    for (const DiskHctxIo& h : s.hctx) {
+      if (model::DevId::FromKernel(h.key.dev) != loop.dev()) continue;
+      ++queues;
+      EXPECT_EQ(h.disk, loop.name());
+      q_count += h.totals.count;
+      q_ns += h.totals.lat_sum_ns;
+      q_remote += h.totals.remote;
+      for (uint64_t b : h.totals.buckets) q_buckets += b;
+    }
+    EXPECT_GE(queues, 1) << "no hardware queue entry for " << loop.name();
+    EXPECT_GT(disk_count, 0u);
+    EXPECT_EQ(q_count, disk_count) << "per-queue completions vs the disk's";
+    EXPECT_EQ(q_ns, disk_ns) << "per-queue latency sum vs the disk's";
+    EXPECT_EQ(q_buckets, q_count);
+    EXPECT_LE(q_remote, q_count);
+    EXPECT_EQ(s.dropped_hctx, 0u);
   }
 };
 
@@ -270,6 +302,22 @@ TEST_F(BpfHostTest, SpillSlotsExactCounts) {
   SamplerOptions o;
   o.force_spill = true;
   ExactCountsCase(o, /*expect_own_start=*/false, "libaio", 16);
+}
+
+// --queues: the same exact counts, and per hardware queue counts that sum
+// to the device's, from the I/O entries and from the spill slots.
+TEST_F(BpfHostTest, PerHardwareQueueExactCounts) {
+  SamplerOptions o;
+  o.hctx_slots = bpf::HctxSlotsFor(0);
+  ExactCountsCase(o, /*expect_own_start=*/false, "libaio", 16);
+}
+
+TEST_F(BpfHostTest, PerHardwareQueueSpillOwnStartExactCounts) {
+  SamplerOptions o;
+  o.hctx_slots = bpf::HctxSlotsFor(0);
+  o.force_spill = true;
+  o.force_own_start = true;
+  ExactCountsCase(o, /*expect_own_start=*/true, "psync", 1);
 }
 
 TEST_F(BpfHostTest, SpillSlotsOwnStartExactCounts) {
@@ -543,6 +591,17 @@ TEST_F(BpfHostTest, BlockRawTpProgramsPassTheVerifier) {
   bpf_program__set_autoload(skel->progs.pw_done_btf, false);
   const int err = pathwise_block__load(skel);
   EXPECT_EQ(err, 0) << "verifier log:\n" << log.c_str();
+  pathwise_block__destroy(skel);
+
+  // With the per hardware queue code (the verifier removes it when off).
+  skel = pathwise_block__open_opts(&opts);
+  ASSERT_NE(skel, nullptr);
+  skel->rodata->queues = true;
+  skel->rodata->hctx_slots = 256;
+  bpf_map__set_max_entries(skel->maps.pw_hctx, 256);
+  bpf_program__set_autoload(skel->progs.pw_issue_btf, false);
+  bpf_program__set_autoload(skel->progs.pw_done_btf, false);
+  EXPECT_EQ(pathwise_block__load(skel), 0) << "verifier log:\n" << log.c_str();
   pathwise_block__destroy(skel);
 }
 

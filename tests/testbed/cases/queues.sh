@@ -107,6 +107,77 @@ grep -q "^${TB_CTRLS[0]} tcp 10.77.0.2:4420" "$TB_OUT/queues.txt" ||
 expect_eq "masks after --plan" "$(masks)" "$m0"
 cat "$TB_OUT/plan.txt"
 
+# Per hardware queue (same boot, ~20 s): `pathwise serve --queues`'s
+# per-queue completions against ground truth read in the guest. fio pinned
+# to one CPU at a time (direct, QD1, on the head) submits every I/O from
+# that CPU, so each lands on the hardware queue whose debugfs directory
+# (block/<path>/hctxN/cpuC) holds that CPU, on whichever path the iopolicy
+# picks (round-robin for the check, so that every path carries some): per
+# CPU, the paths' completions on that CPU's queue add up to fio's count,
+# the other queues get none, and per path the queues add up to the path's
+# own count. debugfs has no per-hctx request counter on
+# recent kernels (hctx `queued`/`dispatched` are gone), hence fio's count.
+(
+  . "$TB_SCRIPT_DIR/bpf_lib.sh"
+  dbg=/sys/kernel/debug/block
+  mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
+    fail "mount debugfs"
+  # qid_of["i cpu"]: the qid (hctx + 1) of path i's queue that holds CPU cpu.
+  declare -A qid_of
+  for ((i = 0; i < n; i++)); do
+    for ((cpu = 0; cpu < ncpu; cpu++)); do
+      for d in "$dbg/${TB_PATHS[i]}"/hctx*; do
+        [[ -d $d/cpu$cpu ]] && qid_of["$i $cpu"]=$((${d##*/hctx} + 1))
+      done
+      [[ -n ${qid_of["$i $cpu"]} ]] ||
+        fail "no debugfs hctx of ${TB_PATHS[i]} holds CPU $cpu: $(ls "$dbg/${TB_PATHS[i]}" | xargs)"
+    done
+  done
+  policy=/sys/class/nvme-subsystem/$TB_SUBSYS/iopolicy
+  policy0=$(cat "$policy")
+  echo round-robin >"$policy" || fail "iopolicy round-robin"
+  bpf_start_agent "$pw" --queues
+  before=$(bpf_scrape hctx-before)
+  declare -a want_cpu
+  total=0
+  for ((cpu = 0; cpu < ncpu; cpu++)); do
+    fio --eta=never --name=hctx$cpu --filename="$TB_HEAD" --direct=1 --ioengine=psync \
+      --rw=randread --bs=4k --number_ios=300 --size=64m --cpus_allowed=$cpu \
+      --output-format=json --output="$TB_OUT/fio-hctx$cpu.json" || fail "fio on CPU $cpu"
+    want_cpu[cpu]=$(jq '.jobs[0].read.total_ios' "$TB_OUT/fio-hctx$cpu.json")
+    total=$((total + want_cpu[cpu]))
+  done
+  after=$(bpf_scrape hctx-after)
+  for ((cpu = 0; cpu < ncpu; cpu++)); do
+    got=0
+    for ((i = 0; i < n; i++)); do
+      got=$((got + $(prom_delta "$before" "$after" pathwise_queue_hctx_completed_total \
+        path="${TB_PATHS[i]}" qid="${qid_of["$i $cpu"]}")))
+    done
+    expect_eq "CPU $cpu: completions on its hardware queue over the paths (fio)" \
+      "$got" "${want_cpu[cpu]}"
+  done
+  expect_eq "completions on all hardware queues (fio)" \
+    "$(prom_delta "$before" "$after" pathwise_queue_hctx_completed_total)" "$total"
+  for ((i = 0; i < n; i++)); do
+    p=${TB_PATHS[i]}
+    (($(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p") > 0)) ||
+      fail "$p did no I/O under round-robin"
+    expect_eq "$p: its hardware queues add up to its count" \
+      "$(prom_delta "$before" "$after" pathwise_queue_hctx_completed_total path="$p")" \
+      "$(prom_delta "$before" "$after" pathwise_path_io_completed_total path="$p")"
+    expect_eq "$p: controller label" \
+      "$(prom_samples "$after" pathwise_queue_hctx_completed_total path="$p" |
+        grep -c "controller=\"${TB_CTRLS[i]}\"")" \
+      "$(prom_samples "$after" pathwise_queue_hctx_completed_total path="$p" | wc -l)"
+  done
+  expect_eq "hctx drops" "$(prom_sum "$after" pathwise_queue_hctx_dropped_total)" 0
+  bpf_stop_agent
+  echo "$policy0" >"$policy" || fail "iopolicy back to $policy0"
+  grep -h '^pathwise_queue_hctx_completed_total' "$after"
+  pass "per hardware queue completions match fio per CPU and the debugfs CPU map"
+) || fail "per hardware queue"
+
 # Reconnect path 1 with 2 write queues on top of the 2 default ones.
 old_ports=$(ss_ports 1)
 nvme disconnect -d "${TB_CTRLS[1]}" >/dev/null || fail "disconnect"
