@@ -13,6 +13,7 @@
 # and a meaningful RX queue per flow (veth records none of its own).
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
+. "$TB_SCRIPT_DIR/queues_irq.sh"
 pw=$1
 ncpu=$(nproc)
 ((ncpu >= 2)) || fail "guest has $ncpu CPU(s); run with --cpus 2 or more"
@@ -76,6 +77,10 @@ check_netdev() { # json i label
     "$(ls -d /sys/class/net/tbh$i/queues/tx-* | wc -l)"
   expect_eq "$what tbh$i: RX queues" "$(jq -r "$sel | .rx | length" "$j")" \
     "$(ls -d /sys/class/net/tbh$i/queues/rx-* | wc -l)"
+  if [[ $TB_NIC == virtio ]]; then
+    check_netdev_irqs "$j" "$i" "$what"
+    return
+  fi
   expect_eq "$what tbh$i: IRQs in /proc/interrupts" "$(grep -c "tbh$i" /proc/interrupts)" 0
   expect_eq "$what tbh$i: IRQs in the map" "$(jq -r "$sel | .irqs | length" "$j")" 0
   jq -r "$sel | .irq_unknown" "$j" | grep -q "virtual device" ||
@@ -106,6 +111,15 @@ grep -q "^${TB_CTRLS[0]} tcp 10.77.0.2:4420" "$TB_OUT/queues.txt" ||
   fail "text view: $(head -5 "$TB_OUT/queues.txt")"
 expect_eq "masks after --plan" "$(masks)" "$m0"
 cat "$TB_OUT/plan.txt"
+
+# Real queue IRQs (--nic virtio): each flow's RX/TX queue and IRQ against
+# /proc/interrupts, then the rx_irq_off_worker rule and its plan on a real IRQ.
+if [[ $TB_NIC == virtio ]]; then
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  check_irq_flows
+  check_irq_mismatch
+  echo "IRQ checks: $(awk -v t0="$t0" '{ print $1 - t0 }' /proc/uptime) s of guest time"
+fi
 
 # Reconnect path 1 with 2 write queues on top of the 2 default ones.
 old_ports=$(ss_ports 1)
