@@ -206,3 +206,27 @@ check_irq_mismatch() {
   expect_eq "after the plan: rx_irq_off_worker" "$(off_worker "$j")" ""
   tb_iopolicy numa || fail "numa"
 }
+
+# check_shared json i: path i's I/O queues that share a CPU (sysfs cpu_list
+# of their hardware contexts) share the TX queue whose XPS mask holds that
+# CPU (sysfs), and pathwise flags exactly those groups as shared_nic_queue.
+check_shared() {
+  local j=$1 i=$2 c=${TB_CTRLS[$2]} d cpu tx want=() got qs
+  declare -A group=()
+  for d in "/sys/block/${TB_PATHS[i]}/mq"/*; do
+    cpu=$(tr -d ' \n' <"$d/cpu_list")
+    [[ $cpu =~ ^[0-9]+$ ]] || fail "hctx ${d##*/} of ${TB_PATHS[i]} serves CPUs $cpu, not one"
+    group[$cpu]+=" $c:$((${d##*/} + 1))"
+  done
+  for cpu in "${!group[@]}"; do
+    read -ra qs <<<"${group[$cpu]}"
+    ((${#qs[@]} > 1)) || continue
+    for tx in "/sys/class/net/tbh$i/queues"/tx-*; do
+      [[ ,$(mask_cpus "$(cat "$tx/xps_cpus")"), == *,$cpu,* ]] &&
+        want+=("${tx##*-} $(printf '%s\n' "${qs[@]}" | sort | xargs)")
+    done
+  done
+  got=$(jq -r --arg d "tbh$i" '.mismatches[] | select(.kind == "shared_nic_queue" and .netdev == $d and .direction == "tx") | "\(.nic_queue) \(.queues | sort | join(" "))"' "$j" | sort)
+  expect_eq "tbh$i: TX queues shared by I/O queues of one CPU" "$got" \
+    "$(printf '%s\n' "${want[@]}" | sed '/^$/d' | sort)"
+}
