@@ -43,9 +43,12 @@ mask_cpus() {
 
 bus_of() { basename "$(readlink "/sys/class/net/$1/device")"; }
 
-# irq_named NAME: the IRQ number whose action is NAME in /proc/interrupts.
-irq_named() {
-  awk -v n="$1" '$NF == n { sub(":", "", $1); print $1 }' /proc/interrupts
+# irq_table: IRQ_OF[action name] = IRQ number, from /proc/interrupts.
+irq_table() {
+  local num name
+  declare -gA IRQ_OF=()
+  while read -r num name; do IRQ_OF[$name]=$num; done < <(
+    awk '$1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1, $NF }' /proc/interrupts)
 }
 
 # irq_snapshot FILE: "name irq count_cpu0 count_cpu1 ..." per virtio queue IRQ.
@@ -86,45 +89,42 @@ qid_of_cpu() {
   done
 }
 
-# check_netdev_irqs json i label: tbh<i>'s queue IRQs against /proc.
+# check_netdev_irqs json i label: tbh<i>'s queue IRQs against /proc and
+# sysfs, one line per queue (a jq or awk run costs a second or more in a
+# loaded TCG guest, so each side is one run).
 check_netdev_irqs() {
-  local j=$1 i=$2 what=$3 dev=tbh$2 bus sel q irq kind dir want=()
+  local j=$1 i=$2 what=$3 dev=tbh$2 bus q irq kind dir line want=() irqs=()
   bus=$(bus_of "$dev")
-  sel=".netdevs[] | select(.name == \"$dev\")"
-  expect_eq "$what $dev: driver" "$(jq -r "$sel | .driver" "$j")" \
-    "$(basename "$(readlink "/sys/class/net/$dev/device/driver")")"
-  expect_eq "$what $dev: irq_unknown" "$(jq -r "$sel | .irq_unknown" "$j")" ""
+  irq_table
+  want+=("driver $(basename "$(readlink "/sys/class/net/$dev/device/driver")")" "irq_unknown ")
   for dir in rx tx; do
     kind=$([[ $dir == rx ]] && echo input || echo output)
     for q in "/sys/class/net/$dev/queues/$dir"-*; do
-      q=${q##*-}
-      irq=$(irq_named "$bus-$kind.$q")
-      [[ -n $irq ]] || fail "$what $dev: no IRQ $bus-$kind.$q in /proc/interrupts"
-      want+=("$irq")
-      expect_eq "$what $dev $dir-$q: IRQ ($bus-$kind.$q)" \
-        "$(jq -r "$sel | .${dir}[] | select(.index == $q) | .irq" "$j")" "$irq"
-      expect_eq "$what $dev IRQ $irq: affinity" \
-        "$(jq -r "$sel | .irqs[] | select(.number == $irq) | .affinity | join(\",\")" "$j")" \
-        "$(cpus_of "$(cat "/proc/irq/$irq/smp_affinity_list")")"
-      expect_eq "$what $dev IRQ $irq: effective affinity" \
-        "$(jq -r "$sel | .irqs[] | select(.number == $irq) | .effective_affinity | join(\",\")" "$j")" \
-        "$(cpus_of "$(cat "/proc/irq/$irq/effective_affinity_list")")"
+      irq=${IRQ_OF[$bus-$kind.${q##*-}]:-}
+      [[ -n $irq ]] || fail "$what $dev: no IRQ $bus-$kind.${q##*-} in /proc/interrupts"
+      irqs+=("$irq")
+      line="$dir ${q##*-} irq $irq affinity $(cpus_of "$(<"/proc/irq/$irq/smp_affinity_list")")"
+      line+=" effective $(cpus_of "$(<"/proc/irq/$irq/effective_affinity_list")")"
+      [[ $dir == tx ]] && line+=" xps $(mask_cpus "$(<"$q/xps_cpus")")"
+      want+=("$line")
     done
   done
-  for q in "/sys/class/net/$dev/queues"/tx-*; do
-    expect_eq "$what $dev ${q##*/}: XPS" \
-      "$(jq -r "$sel | .tx[] | select(.index == ${q##*-}) | .xps_cpus | join(\",\")" "$j")" \
-      "$(mask_cpus "$(cat "$q/xps_cpus")")"
-  done
-  expect_eq "$what $dev: its queue IRQs, no others" \
-    "$(jq -r "$sel | .irqs[].number" "$j" | sort -n | xargs)" \
-    "$(printf '%s\n' "${want[@]}" | sort -n | xargs)"
+  want+=("irqs $(printf '%s\n' "${irqs[@]}" | sort -n | xargs)")
+  expect_eq "$what $dev: driver, queue IRQs, their affinities, XPS" \
+    "$(jq -r --arg d "$dev" '.netdevs[] | select(.name == $d) as $n |
+      "driver \($n.driver)", "irq_unknown \($n.irq_unknown)",
+      (("rx", "tx") as $dir | $n[$dir][] as $q | $n.irqs[] | select(.number == $q.irq) |
+        "\($dir) \($q.index) irq \(.number) affinity \(.affinity | join(",")) effective \(.effective_affinity | join(","))" +
+        (if $dir == "tx" then " xps \($q.xps_cpus | join(","))" else "" end)),
+      "irqs \([$n.irqs[].number] | sort | map(tostring) | join(" "))"' "$j")" \
+    "$(printf '%s\n' "${want[@]}")"
 }
 
-# flow_field json ctrl qid field
-flow_field() {
-  jq -r --arg c "$2" --argjson q "$3" \
-    ".controllers[] | select(.name == \$c) | .flows[] | select(.qid == \$q) | .$4 | if type == \"array\" then join(\",\") else . end" "$1"
+# flows_table json: "ctrl qid io_cpu rx_queue rx_irq rx_irq_cpus tx_queue"
+# per I/O queue flow.
+flows_table() {
+  jq -r '.controllers[] | .name as $c | .flows[] | select(.qid != null and .qid > 0) |
+    "\($c) \(.qid) \(.io_cpu) \(.rx_queue) \(.rx_irq) \(.rx_irq_cpus | join(",")) \(.tx_queue)"' "$1"
 }
 
 off_worker() { # json: "ctrl:qid" of each rx_irq_off_worker mismatch
@@ -150,21 +150,18 @@ check_irq_flows() {
     done
   done
   j=$(snap irq)
+  local want=() eff
   for t in "${truth[@]}"; do
     read -r cpu i qid q irq icpu tq <<<"$t"
     c=${TB_CTRLS[i]}
-    expect_eq "CPU $cpu: $c qid $qid io_cpu" "$(flow_field "$j" "$c" "$qid" io_cpu)" "$cpu"
-    expect_eq "CPU $cpu: $c qid $qid rx_queue (the input IRQ that fired)" \
-      "$(flow_field "$j" "$c" "$qid" rx_queue)" "$q"
-    expect_eq "CPU $cpu: $c qid $qid rx_irq" "$(flow_field "$j" "$c" "$qid" rx_irq)" "$irq"
-    expect_eq "CPU $cpu: $c qid $qid rx_irq_cpus" "$(flow_field "$j" "$c" "$qid" rx_irq_cpus)" \
-      "$(cpus_of "$(cat "/proc/irq/$irq/effective_affinity_list")")"
-    [[ ,$(cpus_of "$(cat "/proc/irq/$irq/effective_affinity_list")"), == *,$icpu,* ]] ||
-      fail "IRQ $irq fired on CPU $icpu, outside its effective affinity"
+    eff=$(cpus_of "$(<"/proc/irq/$irq/effective_affinity_list")")
+    [[ ,$eff, == *,$icpu,* ]] || fail "IRQ $irq fired on CPU $icpu, outside its effective affinity $eff"
     ((icpu != cpu)) && want_flagged+=("$c:$qid")
-    expect_eq "CPU $cpu: $c qid $qid tx_queue (the output IRQ that fired)" \
-      "$(flow_field "$j" "$c" "$qid" tx_queue)" "$tq"
+    want+=("$c $qid $cpu $q $irq $eff $tq")
   done
+  expect_eq "per flow of the I/O from one CPU: ctrl qid io_cpu rx_queue rx_irq rx_irq_cpus tx_queue (the IRQs that fired)" \
+    "$(flows_table "$j" | awk 'NR == FNR { k[$1 " " $2]; next } ($1 " " $2) in k' <(printf '%s\n' "${want[@]}") - | sort)" \
+    "$(printf '%s\n' "${want[@]}" | sort)"
   expect_eq "rx_irq_off_worker as /proc/interrupts has it" "$(off_worker "$j")" \
     "$(printf '%s\n' "${want_flagged[@]}" | sed '/^$/d' | sort | xargs)"
 }
@@ -174,9 +171,7 @@ check_irq_flows() {
 check_irq_mismatch() {
   local c=${TB_CTRLS[0]} j io q irq other icpu cmds cmd b=$TB_OUT/irq-b a=$TB_OUT/irq-a
   j=$TB_OUT/queues-irq.json
-  io=$(flow_field "$j" "$c" 1 io_cpu)
-  q=$(flow_field "$j" "$c" 1 rx_queue)
-  irq=$(flow_field "$j" "$c" 1 rx_irq)
+  read -r _ _ io q irq _ _ < <(flows_table "$j" | grep "^$c 1 ")
   [[ $io =~ ^[0-9]+$ && $q =~ ^[0-9]+$ && $irq =~ ^[0-9]+$ ]] ||
     fail "$c qid 1: io_cpu '$io' rx_queue '$q' rx_irq '$irq'"
   other=$(((io + 1) % ncpu))
@@ -187,7 +182,7 @@ check_irq_mismatch() {
   read -r _ _ icpu < <(busiest tbh0 input "$b" "$a")
   expect_eq "IRQ $irq now fires on CPU" "$icpu" "$other"
   j=$(snap irq-moved)
-  expect_eq "moved: $c qid 1 rx_irq_cpus" "$(flow_field "$j" "$c" 1 rx_irq_cpus)" "$other"
+  expect_eq "moved: $c qid 1 rx_irq_cpus" "$(flows_table "$j" | awk -v c="$c" '$1 == c && $2 == 1 { print $6 }')" "$other"
   expect_eq "moved: rx_irq_off_worker" \
     "$(jq -c --arg c "$c" '[.mismatches[] | select(.kind == "rx_irq_off_worker" and .controller == $c) | [.qid, .netdev, .nic_queue, .io_cpu, .irq_cpus]]' "$j")" \
     "[[1,\"tbh0\",$q,$io,[$other]]]"
@@ -202,7 +197,7 @@ check_irq_mismatch() {
   read -r _ _ icpu < <(busiest tbh0 input "$b" "$a")
   expect_eq "after the plan: IRQ $irq fires on CPU" "$icpu" "$io"
   j=$(snap irq-fixed)
-  expect_eq "after the plan: $c qid 1 rx_irq_cpus" "$(flow_field "$j" "$c" 1 rx_irq_cpus)" "$io"
+  expect_eq "after the plan: $c qid 1 rx_irq_cpus" "$(flows_table "$j" | awk -v c="$c" '$1 == c && $2 == 1 { print $6 }')" "$io"
   expect_eq "after the plan: rx_irq_off_worker" "$(off_worker "$j")" ""
   tb_iopolicy numa || fail "numa"
 }
