@@ -90,7 +90,7 @@ qid_of_cpu() {
 }
 
 # check_netdev_irqs json i label: tbh<i>'s queue IRQs against /proc and
-# sysfs, one line per queue (a jq or awk run costs a second or more in a
+# sysfs, one line per queue (every process start is slow in a
 # loaded TCG guest, so each side is one run).
 check_netdev_irqs() {
   local j=$1 i=$2 what=$3 dev=tbh$2 bus q irq kind dir line want=() irqs=()
