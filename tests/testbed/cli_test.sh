@@ -31,6 +31,9 @@ expect 2 "HOSTPORT:GUESTPORT" "$TB" run --forward 9877 "$tmp/ok.sh"
 expect 2 "does not exist" "$TB" run "$tmp/missing.sh"
 expect 2 "no SCRIPT given" "$TB" run
 expect 2 "unknown option '--bogus'" "$TB" run --bogus "$tmp/ok.sh"
+expect 2 "nic must be veth or virtio" "$TB" run --nic e1000 "$tmp/ok.sh"
+expect 2 "nic virtio needs a tcp topology" "$TB" run --nic virtio --topology pcie:2 "$tmp/ok.sh"
+expect 2 "cannot be combined with --forward" "$TB" run --nic virtio --forward 9877:22 "$tmp/ok.sh"
 expect 2 "unknown command 'frobnicate'" "$TB" frobnicate
 expect 2 "unknown kernel 'latest'" "$TB" prepare --kernel latest
 

@@ -11,8 +11,11 @@
 # and change nothing (the XPS/RPS masks read the same before and after).
 # What a veth cannot show: NIC queue IRQs and their affinity (none exist),
 # and a meaningful RX queue per flow (veth records none of its own).
+# With testbed --nic virtio (as ctest runs it) the devices are virtio-net
+# NICs with real queue IRQs instead, checked by queues_irq.sh.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
+. "$TB_SCRIPT_DIR/queues_irq.sh"
 pw=$1
 ncpu=$(nproc)
 ((ncpu >= 2)) || fail "guest has $ncpu CPU(s); run with --cpus 2 or more"
@@ -76,6 +79,10 @@ check_netdev() { # json i label
     "$(ls -d /sys/class/net/tbh$i/queues/tx-* | wc -l)"
   expect_eq "$what tbh$i: RX queues" "$(jq -r "$sel | .rx | length" "$j")" \
     "$(ls -d /sys/class/net/tbh$i/queues/rx-* | wc -l)"
+  if [[ $TB_NIC == virtio ]]; then
+    check_netdev_irqs "$j" "$i" "$what"
+    return
+  fi
   expect_eq "$what tbh$i: IRQs in /proc/interrupts" "$(grep -c "tbh$i" /proc/interrupts)" 0
   expect_eq "$what tbh$i: IRQs in the map" "$(jq -r "$sel | .irqs | length" "$j")" 0
   jq -r "$sel | .irq_unknown" "$j" | grep -q "virtual device" ||
@@ -178,6 +185,15 @@ cat "$TB_OUT/plan.txt"
   pass "per hardware queue completions match fio per CPU and the debugfs CPU map"
 ) || fail "per hardware queue"
 
+# Real queue IRQs (--nic virtio): each flow's RX/TX queue and IRQ against
+# /proc/interrupts, then the rx_irq_off_worker rule and its plan on a real IRQ.
+if [[ $TB_NIC == virtio ]]; then
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  check_irq_flows
+  check_irq_mismatch
+  echo "IRQ checks: $(awk -v t0="$t0" '{ print $1 - t0 }' /proc/uptime) s of guest time"
+fi
+
 # Reconnect path 1 with 2 write queues on top of the 2 default ones.
 old_ports=$(ss_ports 1)
 nvme disconnect -d "${TB_CTRLS[1]}" >/dev/null || fail "disconnect"
@@ -208,4 +224,5 @@ expect_eq "after: ${TB_CTRLS[1]} over-subscribed (4 I/O queues, 2 queue pairs)" 
   "[[4,2]]"
 "$pw" queues --plan >"$TB_OUT/plan-after.txt" || fail "pathwise queues --plan (after)"
 grep -q "nr-io-queues=2" "$TB_OUT/plan-after.txt" || fail "plan: $(cat "$TB_OUT/plan-after.txt")"
+if [[ $TB_NIC == virtio ]]; then check_shared "$j" 1; fi
 pass "queue map matches ss, sysfs and /proc/interrupts, before and after a reconnect"

@@ -4,6 +4,7 @@
 # Paths are addressed by index i = 0..N-1 (the order of --topology).
 # Variables (bash arrays where plural):
 #   TB_KERNEL  6.12|6.1           TB_TOPOLOGY  tcp:2 ...   TB_MULTIPATH on|off
+#   TB_NIC     veth|virtio        (tcp: what joins tbh<i> and tbt<i>)
 #   TB_SUBSYS  nvme-subsys0       TB_NQN       subsystem NQN
 #   TB_HEAD    /dev/nvme0n1 (empty with --multipath off)
 #   TB_NG      /dev/ng0n1   (the head's generic device; empty with multipath off)
@@ -117,6 +118,7 @@ tb_refresh() {
 tb_save_env() {
   {
     declare -p TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG
+    TB_NIC=${TB_NIC:-veth} && declare -p TB_NIC
     declare -p TB_PATHS TB_CTRLS TB_NGS TB_OUT
     declare -p TB_PCI_ADDRS 2>/dev/null
   } | sed 's/^declare -/declare -g -/' >/run/tb.env
@@ -125,7 +127,7 @@ tb_save_env() {
 tb_load_env() {
   # shellcheck source=/dev/null
   . /run/tb.env
-  export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT
+  export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT TB_NIC
 }
 
 _tb_ctrl_live() { [[ $(cat "/sys/class/nvme/$1/state" 2>/dev/null) == live ]]; }
@@ -150,6 +152,32 @@ _tb_connect() { # index
     --reconnect-delay=1 --ctrl-loss-tmo=600 >/dev/null
 }
 
+# _tb_nic_by_mac MAC: the interface with that address, once the driver has
+# registered it.
+_tb_nic_by_mac() {
+  local d
+  for d in /sys/class/net/*; do
+    [[ $(cat "$d/address" 2>/dev/null) == "$1" ]] && echo "${d##*/}" && return 0
+  done
+  return 1
+}
+
+# --nic virtio: path i's two virtio-net NICs (the launcher gives them MACs
+# 52:54:00:77:0i:01 and :02) renamed tbh<i> and tbt<i>. virtio_net uses
+# min(queue pairs, online CPUs) of them and spreads their IRQs and XPS masks
+# one CPU per pair.
+_tb_virtio_pair() { # i
+  local i=$1 end mac dev
+  modprobe virtio_net || return 1
+  for end in 1 2; do
+    mac=52:54:00:77:0$i:0$end
+    tb_wait 10 _tb_nic_by_mac "$mac" >/dev/null || tb_die "no NIC with MAC $mac" || return 1
+    dev=$(_tb_nic_by_mac "$mac")
+    ip link set "$dev" name "tb$([[ $end == 1 ]] && echo h || echo t)$i" || return 1
+  done
+  return 0
+}
+
 _tb_setup_tcp() {
   local n i port
   n=$(tb_npaths)
@@ -157,11 +185,15 @@ _tb_setup_tcp() {
   modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
   ip netns add tgt && ip -n tgt link set lo up || return 1
   for ((i = 0; i < n; i++)); do
-    # --nic-queues: multi-queue veth pairs (each end N TX and N RX queues).
-    ip link add "tbh$i" numtxqueues "${TB_NIC_QUEUES:-1}" \
-      numrxqueues "${TB_NIC_QUEUES:-1}" type veth peer name "tbt$i" \
-      numtxqueues "${TB_NIC_QUEUES:-1}" numrxqueues "${TB_NIC_QUEUES:-1}" ||
-      return 1
+    if [[ ${TB_NIC:-veth} == virtio ]]; then
+      _tb_virtio_pair "$i" || return 1
+    else
+      # --nic-queues: multi-queue veth pairs (each end N TX and N RX queues).
+      ip link add "tbh$i" numtxqueues "${TB_NIC_QUEUES:-1}" \
+        numrxqueues "${TB_NIC_QUEUES:-1}" type veth peer name "tbt$i" \
+        numtxqueues "${TB_NIC_QUEUES:-1}" numrxqueues "${TB_NIC_QUEUES:-1}" ||
+        return 1
+    fi
     ip link set "tbt$i" netns tgt
     ip addr add "10.77.$i.1/24" dev "tbh$i"
     ip link set "tbh$i" up
