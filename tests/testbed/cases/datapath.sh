@@ -193,13 +193,18 @@ fio_check ana
 
 # Write Zeroes and Discard through the device, as the block layer sends
 # them (BLKZEROOUT, BLKDISCARD): an 8 MiB pattern past fio's 64 MiB, 2 MiB
-# of it zeroed, then 2 MiB discarded. Zeroed blocks must read back as
-# zeroes (write_zeroes_max_bytes > 0: the device takes REQ_OP_WRITE_ZEROES,
-# so it is one small NVMe command, not 2 MiB of zero pages on the links),
-# and the blocks around both ranges keep the pattern. Linux promises
-# nothing of discarded blocks (queue/discard_zeroes_data is 0 on every
-# device since 4.12, and sysfs has no DLFEAT): what they read back as is
-# reported, not checked. ~2 s of VM time.
+# of it zeroed, then 2 MiB discarded. The device takes Write Zeroes
+# (write_zeroes_max_bytes > 0), so zeroed blocks must read back as zeroes
+# and the blocks around both ranges keep the pattern. The testbed's
+# namespace refuses Write Zeroes: nvmet's file backend zeroes with
+# FALLOC_FL_ZERO_RANGE, which tmpfs lacks. The datapath then completes the
+# request with EOPNOTSUPP, as the kernel's driver maps Invalid Opcode /
+# Invalid Field, and the block layer writes zero pages instead (the kernel
+# logs it); a namespace that takes the command moves almost nothing on the
+# links. Either way is checked for what it must do. Linux promises nothing
+# of discarded blocks (queue/discard_zeroes_data is 0 on every device since
+# 4.12, and sysfs shows no DLFEAT): what they read back as is reported,
+# not checked. ~2 s of VM time.
 q=/sys/block/$(basename "$dev")/queue
 zmax=$(cat "$q/write_zeroes_max_bytes") dmax=$(cat "$q/discard_max_bytes")
 dgran=$(cat "$q/discard_granularity") dzero=$(cat "$q/discard_zeroes_data" 2>/dev/null || echo 0)
@@ -219,25 +224,31 @@ same_as_pattern() { # first_mib count_mib
 }
 zeroes() { cmp -s -n $(($2 << 20)) <(region "$1" "$2") /dev/zero; }
 same_as_pattern 128 8 || fail "the pattern did not read back"
+refused() { dmesg | grep -c "operation not supported error, dev $(basename "$dev"), .*(WRITE_ZEROES)"; }
+n_refused=$(refused)
 b0=$(link_bytes 0) b1=$(link_bytes 1)
 blkdiscard -z -o $((130 << 20)) -l $((2 << 20)) "$dev" || fail "blkdiscard -z"
 moved=$(($(link_bytes 0) - b0 + $(link_bytes 1) - b1))
 zeroes 130 2 || fail "blocks zeroed by Write Zeroes do not read back as zeroes"
 same_as_pattern 128 2 && same_as_pattern 132 4 || fail "Write Zeroes changed blocks outside its range"
-((moved < 1 << 20)) || fail "2 MiB of zeroes moved $moved bytes on the links (not a Write Zeroes command)"
-pass "Write Zeroes: 2 MiB read back as zeroes, the rest intact ($moved bytes on the links)"
+if (($(refused) > n_refused)); then
+  how="the namespace refused the command (EOPNOTSUPP), the block layer wrote zero pages"
+elif ((moved < 1 << 20)); then
+  how="one Write Zeroes command per range"
+else
+  fail "2 MiB of zeroes moved $moved bytes on the links, yet no Write Zeroes was refused"
+fi
+pass "Write Zeroes: 2 MiB read back as zeroes, the rest intact; $how ($moved bytes on the links)"
 blkdiscard -o $((133 << 20)) -l $((2 << 20)) "$dev" || fail "blkdiscard"
 same_as_pattern 132 1 && same_as_pattern 135 1 || fail "Discard changed blocks outside its range"
 if zeroes 133 2; then dz=zeroes; else dz="not zeroes"; fi
 ((dzero == 0)) || [[ $dz == zeroes ]] || fail "discard_zeroes_data 1, but discarded blocks are not zeroes"
 pass "Discard: accepted, the rest intact; discarded blocks read back as $dz (not promised)"
 curl -sf http://127.0.0.1:9879/metrics >"$TB_OUT/datapath-metrics-2.prom" || fail "curl /metrics"
-for op in discard other; do
-  n=$(awk -v o="op=\"$op\"" '/^pathwise_head_io_completed_total\{/ && index($0, o) { s += $NF }
-    END { print s + 0 }' "$TB_OUT/datapath-metrics-2.prom")
-  ((n > 0)) || fail "no $op I/O in the datapath's /metrics"
-done
-pass "Discard and Write Zeroes counted (op discard, other)"
+n=$(awk '/^pathwise_head_io_completed_total\{/ && index($0, "op=\"discard\"") { s += $NF }
+  END { print s + 0 }' "$TB_OUT/datapath-metrics-2.prom")
+((n > 0)) || fail "no Discard in the datapath's /metrics"
+pass "Discard counted in /metrics (op discard: $n)"
 
 kill -TERM "$pid"
 wait "$pid"
