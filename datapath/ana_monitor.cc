@@ -45,16 +45,33 @@ ControllerAnaSource::~ControllerAnaSource() {
   }
 }
 
-absl::StatusOr<nvme::AnaLog> ControllerAnaSource::Read(int path) {
-  if (fds_[path] < 0) return open_errors_[path];
+absl::StatusOr<nvme::AdminRing*> ControllerAnaSource::Ring() {
   if (ring_ == nullptr) {
     absl::StatusOr<std::unique_ptr<nvme::AdminRing>> ring =
         nvme::AdminRing::Create(4);
     if (!ring.ok()) return ring.status();
     ring_ = *std::move(ring);
   }
+  return ring_.get();
+}
+
+absl::StatusOr<nvme::RetryDelayTimes> ControllerAnaSource::ReadRetryDelayTimes(
+    int path) {
+  if (fds_[path] < 0) return open_errors_[path];
+  absl::StatusOr<nvme::AdminRing*> ring = Ring();
+  if (!ring.ok()) return ring.status();
+  absl::StatusOr<nvme::RetryDelayTimes> t =
+      nvme::ReadRetryDelayTimes(**ring, fds_[path], timeout_);
+  if (absl::IsDeadlineExceeded(t.status())) ring_.reset();
+  return t;
+}
+
+absl::StatusOr<nvme::AnaLog> ControllerAnaSource::Read(int path) {
+  if (fds_[path] < 0) return open_errors_[path];
+  absl::StatusOr<nvme::AdminRing*> ring = Ring();
+  if (!ring.ok()) return ring.status();
   absl::StatusOr<nvme::AnaLog> log =
-      nvme::ReadAnaLog(*ring_, fds_[path], {.timeout = timeout_});
+      nvme::ReadAnaLog(**ring, fds_[path], {.timeout = timeout_});
   // The command still out owns the ring's only slot for it (and its
   // buffer): leave both to the kernel and use a new ring next time.
   if (absl::IsDeadlineExceeded(log.status())) ring_.reset();

@@ -29,6 +29,7 @@
 #include "datapath/namespaces.h"
 #include "datapath/path_state.h"
 #include "nvme/ana_log.h"
+#include "nvme/status.h"
 #include "nvme/uring.h"
 
 namespace pathwise::datapath {
@@ -55,8 +56,15 @@ class ControllerAnaSource final : public AnaSource {
                       absl::Duration timeout);
   ~ControllerAnaSource() override;
   absl::StatusOr<nvme::AnaLog> Read(int path) override;
+  // The Command Retry Delay Times of path `path`'s controller (Identify
+  // Controller on the same device and ring), which the datapath reads once
+  // at start.
+  absl::StatusOr<nvme::RetryDelayTimes> ReadRetryDelayTimes(int path);
 
  private:
+  // The ring, made anew after a command on it timed out.
+  absl::StatusOr<nvme::AdminRing*> Ring();
+
   std::vector<int> fds_;
   std::vector<absl::Status> open_errors_;
   absl::Duration timeout_;

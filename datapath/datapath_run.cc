@@ -116,6 +116,7 @@ absl::StatusOr<std::unique_ptr<exporters::HttpServer>> StartEndpoint(
     for (int i = 0; i < backend.paths().size(); ++i) {
       v.status.push_back(backend.paths().Get(i));
     }
+    v.selector = backend.selector().View();
     return v;
   };
   return exporters::HttpServer::Start(
@@ -201,6 +202,26 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
     nsids.push_back((*backend)->nsid(static_cast<int>(i)));
     names.push_back(group->paths[i].name);
   }
+  // The controllers' Command Retry Delay Times, before any I/O: a read that
+  // fails leaves that path's retries undelayed (and says so).
+  std::vector<nvme::RetryDelayTimes> crdt(group->paths.size());
+  for (size_t i = 0; i < group->paths.size(); ++i) {
+    absl::StatusOr<nvme::RetryDelayTimes> t =
+        ana_source.ReadRetryDelayTimes(static_cast<int>(i));
+    if (t.ok()) {
+      crdt[i] = *t;
+      if (t->crdt != decltype(t->crdt){}) {
+        err << "pathwise: path " << group->paths[i].name
+            << ": Command Retry Delay Times " << t->crdt[0] * 100 << "/"
+            << t->crdt[1] * 100 << "/" << t->crdt[2] * 100 << " ms\n";
+      }
+    } else {
+      err << "pathwise: path " << group->paths[i].name
+          << ": no Command Retry Delay Times (" << t.status().message()
+          << "); its retries are not delayed\n";
+    }
+  }
+  (*backend)->SetRetryDelayTimes(std::move(crdt));
   AnaMonitor ana((*backend)->paths(), std::move(nsids), std::move(names),
                  ana_source,
                  {.interval = o.ana_interval,

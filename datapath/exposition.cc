@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -66,6 +68,30 @@ std::string SubsystemOf(const std::filesystem::path& sysfs,
     }
   }
   return "";
+}
+
+// The pathwise selector's scoring as the agent's scoring stage publishes
+// it: the scorer's paths (keyed by index) under the paths' names, with the
+// weights the selector holds; nullopt for the other policies and before
+// the first window was scored.
+std::optional<model::Scoring> SelectorScoring(const DatapathView& view) {
+  const SelectorView& sel = view.selector;
+  if (!sel.scorer || sel.scorer->windows() == 0) return std::nullopt;
+  model::Scoring out;
+  const double window_s = static_cast<double>(sel.window_ns) / 1e9;
+  for (const scoring::PathScore& ps : sel.scorer->paths()) {
+    size_t i = 0;
+    if (!absl::SimpleAtoi(ps.path, &i) || i >= view.group.paths.size()) {
+      continue;
+    }
+    model::PathScoring m = scoring::ToModel(ps, window_s);
+    for (size_t g = 0; g < model::kOpGroupCount; ++g) {
+      if (i < sel.weights[g].size()) m.weight[g] = sel.weights[g][i];
+    }
+    out.paths[view.group.paths[i].name] = m;
+  }
+  out.heads[view.device] = scoring::ToModel(sel.scorer->Summary());
+  return out;
 }
 
 }  // namespace
@@ -153,6 +179,7 @@ model::Snapshot DatapathSnapshot(const DatapathView& view,
     s.path_nvme[name] = nvme;
   }
   if (!view.group.paths.empty()) s.head_io[view.device] = std::move(head);
+  s.scoring = SelectorScoring(view);
   s.topology = std::move(topology);
   s.collected_at = absl::Now();
   return s;
@@ -218,6 +245,21 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
   MetricFamily probe_failures =
       Family("pathwise_datapath_path_probe_failures_total",
              "Probe commands of the path that failed.", MetricType::Counter);
+  MetricFamily inflight =
+      Family("pathwise_datapath_path_inflight",
+             "Commands out on the path over all the device's queues, as the "
+             "selector counts them (queue-depth's input).",
+             MetricType::Gauge);
+  MetricFamily base_latency =
+      Family("pathwise_datapath_path_base_latency_seconds",
+             "The pathwise selector's base latency of the path: its lowest "
+             "completion latency over the last 10 windows while below its cap.",
+             MetricType::Gauge);
+  MetricFamily cap = Family(
+      "pathwise_datapath_path_cap",
+      "The pathwise selector's cap of the path: the I/Os in flight it takes "
+      "before it counts as saturated (rate x base latency x 5/4 + 1).",
+      MetricType::Gauge);
   MetricFamily state = Family(
       "pathwise_datapath_path_state",
       "Whether the datapath sends I/O to the path, as a StateSet: usable, "
@@ -238,6 +280,16 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
     Add(transport, base, static_cast<double>(ps.transport_errors));
     Add(probes, base, static_cast<double>(ps.probes));
     Add(probe_failures, base, static_cast<double>(ps.probe_failures));
+    const SelectorView& sel = view.selector;
+    if (i < sel.inflight.size()) {
+      Add(inflight, base, static_cast<double>(sel.inflight[i]));
+    }
+    if (i < sel.base_ns.size() && sel.base_ns[i] > 0) {
+      Add(base_latency, base, static_cast<double>(sel.base_ns[i]) / 1e9);
+    }
+    if (i < sel.cap.size() && i < sel.base_ns.size() && sel.base_ns[i] > 0) {
+      Add(cap, base, static_cast<double>(sel.cap[i]));
+    }
     const PathStatus st =
         i < view.status.size() ? view.status[i] : PathStatus{};
     const char* current = st.failed                     ? "failed"
@@ -250,7 +302,8 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
     }
   }
   for (MetricFamily* f :
-       {&selections, &timeouts, &transport, &probes, &probe_failures, &state}) {
+       {&selections, &inflight, &base_latency, &cap, &timeouts, &transport,
+        &probes, &probe_failures, &state}) {
     if (!f->metric.empty()) out.push_back(std::move(*f));
   }
   return out;

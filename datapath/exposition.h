@@ -13,9 +13,15 @@
 //     the same I/Os summed per head (pathwise_head_io_*);
 //   - NVMe status errors by class and failovers (pathwise_path_nvme_errors_
 //     total, pathwise_path_failovers_total), the ANA state once known, the
-//     controllers' info and state.
+//     controllers' info and state;
+//   - with the pathwise policy, the scoring its selector keeps (the agent's
+//     scoring library, fed with the datapath's own latencies once per
+//     window): per path latency EWMA, weight, score, health and sample age,
+//     per head the paths by health and the latency imbalance, under the
+//     scoring families' names (pathwise_path_latency_ewma_seconds, ...).
 // What only the datapath has gets pathwise_datapath_* names
-// (DatapathFamilies): the device, selections per policy, timeouts, probes,
+// (DatapathFamilies): the device, selections per policy, I/Os in flight,
+// the pathwise selector's base latency and cap, timeouts, probes,
 // transport errors, path usability, the no-path wait.
 #ifndef PATHWISE_DATAPATH_EXPOSITION_H_
 #define PATHWISE_DATAPATH_EXPOSITION_H_
@@ -28,6 +34,7 @@
 #include "absl/status/status.h"
 #include "datapath/namespaces.h"
 #include "datapath/path_state.h"
+#include "datapath/shared_selector.h"
 #include "exporters/histogram_exposition.h"
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -44,6 +51,7 @@ struct DatapathView {
   NamespaceGroup group;
   DatapathStats stats;
   std::vector<PathStatus> status;  // per path, in group.paths order
+  SelectorView selector;           // the device's selector, paths in order
 };
 
 // The topology of `group` as the exposition labels it (pure): one
@@ -56,7 +64,8 @@ model::Topology DatapathTopology(
     const std::vector<model::Controller>& controllers);
 
 // The snapshot of `view` over `topology` (pure): path and head I/O per op,
-// NVMe errors and failovers per path, ANA states the datapath knows.
+// NVMe errors and failovers per path, ANA states the datapath knows and,
+// once the pathwise selector has scored a window, its scoring.
 model::Snapshot DatapathSnapshot(const DatapathView& view,
                                  model::Topology topology);
 

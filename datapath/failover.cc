@@ -29,6 +29,9 @@ Disposition DecideCompletion(int32_t res, int32_t success_result) {
   const int32_t error = r.kind == nvme::PassthruResult::Kind::kErrno
                             ? -r.error
                             : ErrnoForStatus(r.status);
+  if (r.kind == nvme::PassthruResult::Kind::kNvmeStatus) {
+    d.crd = static_cast<uint8_t>(nvme::RetryDelayIndex(r.status));
+  }
   switch (nvme::ClassifyForRetry(r)) {
     case nvme::RetryClass::kNone:
       d.kind = Disposition::Kind::kComplete;
@@ -51,6 +54,7 @@ Disposition DecideCompletion(int32_t res, int32_t success_result) {
     case nvme::RetryClass::kFatal:
       d.kind = Disposition::Kind::kFail;
       d.result = error;
+      d.crd = 0;  // nothing is sent again
       break;
   }
   return d;

@@ -36,6 +36,10 @@ struct Disposition {
   bool ana_error = false;
   // The NVMe status class, or kSuccess for an errno result.
   model::NvmeStatusClass status_class = model::NvmeStatusClass::kSuccess;
+  // kFailover and kRetry: the status's Command Retry Delay field, which of
+  // the controller's CRDT1..3 to wait before the I/O goes out again (1..3;
+  // 0 none). nvme::RetryDelayNs turns it into time.
+  uint8_t crd = 0;
 };
 
 // `res` is the passthru CQE's res (0 success, > 0 NVMe status, < 0
@@ -54,6 +58,10 @@ struct RetryPolicy {
   int max_attempts = 8;
   int64_t backoff_initial_ns = 100'000'000;  // 100 ms
   int64_t backoff_max_ns = 5'000'000'000;    // 5 s
+  // The most a Command Retry Delay holds one resubmission back: a
+  // controller's CRDT reaches 6553 s, and an I/O that waits that long
+  // while another path could serve it is an outage to the application.
+  int64_t max_retry_delay_ns = 5'000'000'000;  // 5 s
 };
 
 // A path's failure state: usable until a failure; then failed, probed once

@@ -97,7 +97,8 @@ NvmeBackend::NvmeBackend(const NamespaceGroup& group,
     : group_(group),
       options_(options),
       limits_(limits),
-      paths_(static_cast<int>(group.paths.size()), options.retry) {}
+      paths_(static_cast<int>(group.paths.size()), options.retry),
+      selector_(options.policy, options.params, Now()) {}
 
 NvmeBackend::~NvmeBackend() {
   for (int fd : fds_) close(fd);
@@ -141,7 +142,16 @@ absl::StatusOr<std::unique_ptr<ublk::QueueBackend>> NvmeBackend::AttachQueue(
         -r, absl::StrCat("registering the ng devices on queue ",
                          context.queue_id()));
   }
-  return std::make_unique<NvmeQueue>(*this, context, Now());
+  return std::make_unique<NvmeQueue>(*this, context);
+}
+
+int64_t NvmeBackend::RetryDelayNs(int path, uint8_t crd) const {
+  if (crd == 0 || path < 0 ||
+      static_cast<size_t>(path) >= retry_delay_times_.size()) {
+    return 0;
+  }
+  return std::min(nvme::RetryDelayNs(crd, retry_delay_times_[path]),
+                  options_.retry.max_retry_delay_ns);
 }
 
 void NvmeBackend::Publish(int queue, const DatapathStats& stats) {

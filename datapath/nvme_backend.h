@@ -4,8 +4,9 @@
 // one path's generic char device /dev/ngXnY, on the ublk queue's own ring
 // (SQE128/CQE32). The ng devices are registered files of each queue's ring.
 //
-// Per queue: a policy::Selector (the same classes `pathwise lab` runs) fed
-// with this queue's exact per-I/O latencies and in-flight counts; failover
+// One policy::Selector for the device (the same classes `pathwise lab`
+// runs; SharedSelector), fed with every queue's exact per-I/O latencies
+// and in-flight counts. Per queue: failover
 // per failover.h; a timer on the ring for I/O timeouts, the no-path wait,
 // probes of failed paths and the selector's ticks. Paths are shared by all
 // queues through PathStates, the seam for ANA and other path state.
@@ -29,7 +30,9 @@
 #include "datapath/failover.h"
 #include "datapath/namespaces.h"
 #include "datapath/path_state.h"
+#include "datapath/shared_selector.h"
 #include "datapath/ublk/backend.h"
+#include "nvme/status.h"
 #include "policy/policy.h"
 
 namespace pathwise::datapath {
@@ -83,9 +86,23 @@ class NvmeBackend final : public ublk::Backend {
   // The paths' shared state: failure handling writes it, an ANA reader
   // may set ANA states (PathStates::SetAnaState).
   PathStates& paths() { return paths_; }
+  // The one selector every queue asks (shared_selector.h).
+  SharedSelector& selector() { return selector_; }
+  const SharedSelector& selector() const { return selector_; }
   // Counters summed over the queues, at most one queue tick (100 ms)
   // behind while I/O runs; exact once the device is stopped.
   DatapathStats Stats() const;
+
+  // Each path's controller's Command Retry Delay Times (Identify
+  // Controller), in path order; set before the device starts (the queues
+  // read them unlocked). Until then, and for a path left out, no delay.
+  void SetRetryDelayTimes(std::vector<nvme::RetryDelayTimes> times) {
+    retry_delay_times_ = std::move(times);
+  }
+  // How long an I/O that failed on `path` with Command Retry Delay `crd`
+  // (Disposition::crd) waits before it goes out again: the controller's
+  // CRDT, at most RetryPolicy::max_retry_delay_ns; 0 for none.
+  int64_t RetryDelayNs(int path, uint8_t crd) const;
 
   // For the queues.
   const BackendOptions& options() const { return options_; }
@@ -104,7 +121,9 @@ class NvmeBackend final : public ublk::Backend {
   const GroupLimits limits_;
   std::vector<int> fds_;
   std::vector<uint32_t> nsids_;
+  std::vector<nvme::RetryDelayTimes> retry_delay_times_;
   PathStates paths_;
+  SharedSelector selector_;
   mutable absl::Mutex mu_;
   std::vector<DatapathStats> published_ ABSL_GUARDED_BY(mu_);
 };

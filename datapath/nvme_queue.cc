@@ -25,20 +25,15 @@ uint64_t NvmeQueue::Cookie(Kind kind, uint64_t generation, uint16_t index) {
          ((generation & kGenerationMask) << 16) | index;
 }
 
-NvmeQueue::NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context,
-                     int64_t now_ns)
+NvmeQueue::NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context)
     : backend_(backend),
       context_(context),
       options_(backend.options()),
       lba_shift_(backend.geometry().logical_block_shift),
+      selector_(backend.selector()),
       slots_(context.depth()) {
   const int n = backend_.paths().size();
   stats_.paths.resize(static_cast<size_t>(n));
-  selector_ = policy::MakeSelector(options_.policy, options_.params,
-                                   {.cpus = 1, .start_ns = now_ns});
-  if (selector_->tick_interval_ns() > 0) {
-    next_tick_ns_ = now_ns + selector_->tick_interval_ns();
-  }
   const size_t lba = size_t{1} << lba_shift_;
   for (int p = 0; p < n; ++p) {
     void* b = mmap(nullptr, lba, PROT_READ | PROT_WRITE,
@@ -67,13 +62,7 @@ policy::IoRequest NvmeQueue::SelectorIo(const ublk::IoRequest& r) const {
   return io;
 }
 
-void NvmeQueue::RefreshPaths() {
-  const uint64_t g = backend_.paths().generation();
-  if (g == paths_generation_) return;
-  paths_generation_ = g;
-  const std::vector<policy::PathInfo> infos = backend_.paths().Infos();
-  selector_->SetPaths(infos);
-}
+void NvmeQueue::RefreshPaths() { selector_.Refresh(backend_.paths()); }
 
 void NvmeQueue::Submit(const ublk::IoRequest& request) {
   Slot& s = slots_.at(request.tag);
@@ -81,14 +70,12 @@ void NvmeQueue::Submit(const ublk::IoRequest& request) {
   s.active = true;
   s.waiting = false;
   s.timed_out = false;
+  s.delayed = false;
   s.path = -1;
   s.attempts = 0;
   s.wait_deadline_ns = 0;
   const int64_t now = backend_.Now();
-  if (selector_->tick_interval_ns() > 0 && now >= next_tick_ns_) {
-    selector_->Tick(now);
-    next_tick_ns_ = now + selector_->tick_interval_ns();
-  }
+  selector_.MaybeTick(now);
   Dispatch(request.tag, now);
   ArmTimer();
 }
@@ -99,7 +86,7 @@ void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
   RefreshPaths();
   const int path = prefer >= 0 && backend_.paths().Get(prefer).usable()
                        ? prefer
-                       : selector_->Select(SelectorIo(s.request));
+                       : selector_.Select(SelectorIo(s.request));
   if (path == policy::kNoPath) {
     if (!s.waiting) {
       s.waiting = true;
@@ -155,7 +142,7 @@ bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
   s.path = path;
   s.submit_ns = now;
   ++in_flight_;
-  selector_->OnSubmit(path, SelectorIo(r), now);
+  selector_.OnSubmit(path, SelectorIo(r), now);
   ++stats_.paths[path].selections;
   return true;
 }
@@ -207,8 +194,8 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
   PathStats& ps = stats_.paths[path];
   const policy::IoRequest io = SelectorIo(r);
   if (d.kind == Disposition::Kind::kComplete) {
-    selector_->OnComplete(path, io,
-                          {.now_ns = now, .latency_ns = latency, .ok = true});
+    selector_.OnComplete(path, io,
+                         {.now_ns = now, .latency_ns = latency, .ok = true});
     ++ps.ios;
     if (data) ps.bytes += r.length;
     ps.latency.Observe(static_cast<uint64_t>(std::max<int64_t>(latency, 0)));
@@ -216,8 +203,8 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
     Finish(tag, d.result);
     return;
   }
-  selector_->OnComplete(path, io,
-                        {.now_ns = now, .latency_ns = latency, .ok = false});
+  selector_.OnComplete(path, io,
+                       {.now_ns = now, .latency_ns = latency, .ok = false});
   ++ps.errors;
   if (res < 0) {
     ++ps.transport_errors;
@@ -244,7 +231,32 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
     Finish(tag, d.result);
     return;
   }
+  // The controller asked for a pause before the command comes again
+  // (CRD): the request waits it out, then goes where the rules above say.
+  if (const int64_t delay = backend_.RetryDelayNs(path, d.crd); delay > 0) {
+    s.delayed = true;
+    s.retry_prefer = prefer;
+    s.retry_at_ns = now + delay;
+    delayed_.push_back(tag);
+    ArmTimer();
+    return;
+  }
   Dispatch(tag, now, prefer);
+}
+
+void NvmeQueue::ServiceDelayed(int64_t now) {
+  std::deque<uint16_t> delayed;
+  delayed.swap(delayed_);
+  for (const uint16_t tag : delayed) {
+    Slot& s = slots_[tag];
+    if (!s.active || !s.delayed) continue;
+    if (now < s.retry_at_ns) {
+      delayed_.push_back(tag);
+      continue;
+    }
+    s.delayed = false;
+    Dispatch(tag, now, s.retry_prefer);
+  }
 }
 
 void NvmeQueue::OnProbeCqe(int path, int32_t res) {
@@ -283,10 +295,7 @@ void NvmeQueue::StartProbes(int64_t now) {
 void NvmeQueue::Service(int64_t now) {
   next_service_ns_ = now + kServiceNs;
   RefreshPaths();
-  if (selector_->tick_interval_ns() > 0 && now >= next_tick_ns_) {
-    selector_->Tick(now);
-    next_tick_ns_ = now + selector_->tick_interval_ns();
-  }
+  selector_.MaybeTick(now);
   if (in_flight_ > 0) {
     const int64_t limit = absl::ToInt64Nanoseconds(options_.io_timeout);
     for (Slot& s : slots_) {
@@ -312,6 +321,7 @@ void NvmeQueue::Service(int64_t now) {
       Dispatch(tag, now);
     }
   }
+  if (!delayed_.empty()) ServiceDelayed(now);
   StartProbes(now);
   backend_.Publish(context_.queue_id(), stats_);
   ArmTimer();
@@ -323,7 +333,8 @@ void NvmeQueue::Poll() {
 }
 
 bool NvmeQueue::NeedsTimer() const {
-  if (in_flight_ > 0 || !waiting_.empty() || backend_.paths().AnyFailed()) {
+  if (in_flight_ > 0 || !waiting_.empty() || !delayed_.empty() ||
+      backend_.paths().AnyFailed()) {
     return true;
   }
   return std::find(probing_.begin(), probing_.end(), true) != probing_.end();
@@ -344,7 +355,7 @@ void NvmeQueue::Cancel(uint16_t tag) {
   if (tag >= slots_.size()) return;
   Slot& s = slots_[tag];
   if (s.active && s.path >= 0) {
-    selector_->OnComplete(
+    selector_.OnComplete(
         s.path, SelectorIo(s.request),
         {.now_ns = backend_.Now(), .latency_ns = 0, .ok = false});
     --in_flight_;
@@ -352,6 +363,7 @@ void NvmeQueue::Cancel(uint16_t tag) {
   s.path = -1;
   s.active = false;
   s.waiting = false;
+  s.delayed = false;
   ++s.generation;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "datapath/nvme_backend.h"
+#include "datapath/shared_selector.h"
 #include "nvme/io.h"
 #include "policy/selector.h"
 
@@ -20,7 +21,7 @@ class NvmeQueue final : public ublk::QueueBackend {
  public:
   // The paths' fds must already be registered files of context.ring(), at
   // indexes 0..paths-1 (AttachQueue does that).
-  NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context, int64_t now_ns);
+  NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context);
   ~NvmeQueue() override;
 
   void Submit(const ublk::IoRequest& request) override;
@@ -33,9 +34,12 @@ class NvmeQueue final : public ublk::QueueBackend {
   struct Slot {
     ublk::IoRequest request;
     bool active = false;
-    bool waiting = false;    // for a usable path
-    bool timed_out = false;  // its path was marked failed for it
-    int path = -1;           // where it is out; -1 none
+    bool waiting = false;     // for a usable path
+    bool timed_out = false;   // its path was marked failed for it
+    bool delayed = false;     // held back by a Command Retry Delay
+    int retry_prefer = -1;    // delayed: the path to prefer when it goes
+    int64_t retry_at_ns = 0;  // delayed: when it goes out again
+    int path = -1;            // where it is out; -1 none
     int attempts = 0;
     int64_t submit_ns = 0;  // to its current path
     int64_t wait_deadline_ns = 0;
@@ -51,6 +55,8 @@ class NvmeQueue final : public ublk::QueueBackend {
   void Finish(uint16_t tag, int32_t result);
   void OnIoCqe(uint16_t tag, uint64_t generation, int32_t res);
   void OnProbeCqe(int path, int32_t res);
+  // Sends the delayed requests whose Command Retry Delay has passed.
+  void ServiceDelayed(int64_t now);
   // Timeouts, waiting requests, probes, selector ticks, counters.
   void Service(int64_t now);
   void RefreshPaths();
@@ -63,12 +69,11 @@ class NvmeQueue final : public ublk::QueueBackend {
   ublk::QueueContext& context_;
   const BackendOptions& options_;
   const uint32_t lba_shift_;
-  std::unique_ptr<policy::Selector> selector_;
+  SharedSelector& selector_;
   std::vector<Slot> slots_;
   std::deque<uint16_t> waiting_;
-  uint64_t paths_generation_ = 0;
-  int in_flight_ = 0;
-  int64_t next_tick_ns_ = 0;
+  std::deque<uint16_t> delayed_;  // held back by a Command Retry Delay
+  int in_flight_ = 0;             // this queue's commands out
   int64_t next_service_ns_ = 0;
   bool timer_armed_ = false;
   __kernel_timespec timer_ts_{};

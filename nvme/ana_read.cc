@@ -105,4 +105,17 @@ absl::StatusOr<AnaLog> ReadAnaLog(AdminRing& ring, int fd,
   return ParseAnaLog(std::span<const std::byte>(page.get(), bytes));
 }
 
+absl::StatusOr<RetryDelayTimes> ReadRetryDelayTimes(AdminRing& ring, int fd,
+                                                    absl::Duration timeout) {
+  Buffer id = Allocate(kIdentifyDataBytes);
+  if (id == nullptr) return absl::ResourceExhaustedError("out of memory");
+  if (absl::Status s = Run(ring, fd, IdentifyController(id.get()), id,
+                           "Identify Controller", timeout);
+      !s.ok()) {
+    return s;
+  }
+  return ParseRetryDelayTimes(
+      std::span<const std::byte>(id.get(), kIdentifyDataBytes));
+}
+
 }  // namespace pathwise::nvme

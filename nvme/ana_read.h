@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "nvme/ana_log.h"
+#include "nvme/status.h"
 #include "nvme/uring.h"
 
 namespace pathwise::nvme {
@@ -36,6 +37,12 @@ struct AnaReadOptions {
 // message otherwise.
 absl::StatusOr<AnaLog> ReadAnaLog(AdminRing& ring, int fd,
                                   const AnaReadOptions& options = {});
+
+// Identify Controller of the controller open as `fd`, for its Command
+// Retry Delay Times (nvme/status.h); the same ring rules as ReadAnaLog.
+// Identify needs no CAP_SYS_ADMIN on Linux >= 6.2.
+absl::StatusOr<RetryDelayTimes> ReadRetryDelayTimes(
+    AdminRing& ring, int fd, absl::Duration timeout = absl::Seconds(5));
 
 }  // namespace pathwise::nvme
 

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 
+#include "absl/strings/str_cat.h"
+
 namespace pathwise::nvme {
 
 model::NvmeStatusClass StatusClass(uint16_t status) {
@@ -149,6 +151,29 @@ const char* RetryClassName(RetryClass c) {
       return "fatal";
   }
   return "unknown";
+}
+
+absl::StatusOr<RetryDelayTimes> ParseRetryDelayTimes(
+    std::span<const std::byte> identify) {
+  const size_t end = kIdentifyCrdtOffset + 6;
+  if (identify.size() < end) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Identify Controller data of ", identify.size(),
+        " bytes has no CRDT (bytes ", kIdentifyCrdtOffset, "..", end - 1, ")"));
+  }
+  RetryDelayTimes t;
+  for (size_t i = 0; i < t.crdt.size(); ++i) {
+    const size_t at = kIdentifyCrdtOffset + 2 * i;
+    t.crdt[i] = static_cast<uint16_t>(
+        std::to_integer<uint16_t>(identify[at]) |
+        (std::to_integer<uint16_t>(identify[at + 1]) << 8));
+  }
+  return t;
+}
+
+int64_t RetryDelayNs(int crd, const RetryDelayTimes& times) {
+  if (crd < 1 || crd > 3) return 0;
+  return int64_t{times.crdt[crd - 1]} * 100'000'000;
 }
 
 }  // namespace pathwise::nvme

@@ -4,8 +4,12 @@
 #ifndef PATHWISE_NVME_STATUS_H_
 #define PATHWISE_NVME_STATUS_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
+#include "absl/status/statusor.h"
 #include "model/types.h"
 
 namespace pathwise::nvme {
@@ -55,6 +59,23 @@ bool IsAnaStatus(uint16_t status);
 inline int RetryDelayIndex(uint16_t status) {
   return (status & kStatusCrdMask) >> 11;
 }
+
+// A controller's Command Retry Delay Times, from Identify Controller
+// (CRDT1..3: bytes 134..139, three little-endian u16, in 100 ms units; 0
+// where the controller has none). The host enables them (ACRE, which the
+// kernel sets at controller start whenever CRDT1 is non-zero, with or
+// without native multipath); a status then selects one with its CRD bits.
+inline constexpr size_t kIdentifyCrdtOffset = 134;
+struct RetryDelayTimes {
+  std::array<uint16_t, 3> crdt{};  // CRDT1..3, 100 ms units
+};
+// InvalidArgument when `identify` is too short to hold them.
+absl::StatusOr<RetryDelayTimes> ParseRetryDelayTimes(
+    std::span<const std::byte> identify);
+// The wait a status with Command Retry Delay `crd` (RetryDelayIndex) asks
+// for before the command is sent again: CRDT[crd - 1] x 100 ms; 0 when crd
+// is 0 (or not 1..3) or that time is 0.
+int64_t RetryDelayNs(int crd, const RetryDelayTimes& times);
 
 // What a multipath datapath does with a completed passthru command, the
 // decision the kernel's nvme_decide_disposition() and nvme_failover_req()

@@ -11,8 +11,8 @@
 // random numbers and does no I/O, so the same calls give the same choices.
 //
 // A selector is not thread-safe: one head's calls are serialised by the
-// caller (the simulator is single-threaded; a datapath keeps a selector per
-// head and submission context).
+// caller (the simulator is single-threaded; the datapath shares one per
+// head between its queues under a lock, datapath/shared_selector.h).
 #ifndef PATHWISE_POLICY_SELECTOR_H_
 #define PATHWISE_POLICY_SELECTOR_H_
 

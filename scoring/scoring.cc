@@ -311,4 +311,30 @@ Advice Advise(const AdvisorInput& input, const Config& config) {
   return {model::Iopolicy::kRoundRobin, "symmetric paths"};
 }
 
+model::PathScoring ToModel(const PathScore& ps, double window_seconds) {
+  model::PathScoring m;
+  m.health = ps.health;
+  for (size_t g = 0; g < model::kOpGroupCount; ++g) {
+    if (ps.ewma_ns[g]) {
+      m.latency_ewma_seconds[g] = static_cast<double>(*ps.ewma_ns[g]) / 1e9;
+    }
+    m.weight[g] = ps.weight[g];
+    if (ps.score[g]) {
+      m.score = std::min(m.score.value_or(*ps.score[g]), *ps.score[g]);
+    }
+  }
+  if (ps.sample_age_windows) {
+    m.sample_age_seconds =
+        static_cast<double>(*ps.sample_age_windows) * window_seconds;
+  }
+  return m;
+}
+
+model::HeadScoring ToModel(const HeadSummary& summary) {
+  model::HeadScoring h;
+  h.paths_by_state = summary.paths_by_state;
+  h.latency_imbalance_ratio = summary.imbalance_ratio;
+  return h;
+}
+
 }  // namespace pathwise::scoring

@@ -198,6 +198,13 @@ class HeadScorer {
   uint64_t windows_ = 0;
 };
 
+// What the exporters publish of one path's score (model::PathScoring):
+// EWMAs in seconds, the weights, the lowest score over op groups and the
+// sample age, one window being `window_seconds` long.
+model::PathScoring ToModel(const PathScore& ps, double window_seconds);
+// ... and of a head's summary.
+model::HeadScoring ToModel(const HeadSummary& summary);
+
 struct AdvisorInput {
   // kUnknown: not reported (the kernel's default, numa, is in force) or,
   // with current_is_foreign, a policy the kernel reported that pathwise

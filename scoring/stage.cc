@@ -148,27 +148,9 @@ void ScoringStage::ScoreHeads(const Windows& windows, model::Scoring& out) {
     scoring::HeadScorer& scorer = it->second;
     scorer.Update(window);
     for (const scoring::PathScore& ps : scorer.paths()) {
-      model::PathScoring& m = out.paths[ps.path];
-      m.health = ps.health;
-      for (int g = 0; g < model::kOpGroupCount; ++g) {
-        if (ps.ewma_ns[g]) {
-          m.latency_ewma_seconds[g] = static_cast<double>(*ps.ewma_ns[g]) / 1e9;
-        }
-        m.weight[g] = ps.weight[g];
-        if (ps.score[g])
-          m.score = std::min(m.score.value_or(*ps.score[g]), *ps.score[g]);
-      }
-      if (ps.sample_age_windows) {
-        m.sample_age_seconds =
-            static_cast<double>(*ps.sample_age_windows) * interval_s;
-      }
+      out.paths[ps.path] = ToModel(ps, interval_s);
     }
-    const scoring::HeadSummary sum = scorer.Summary();
-    model::HeadScoring& hs = out.heads[head];
-    for (int i = 0; i < model::kPathHealthCount; ++i) {
-      hs.paths_by_state[i] = sum.paths_by_state[i];
-    }
-    hs.latency_imbalance_ratio = sum.imbalance_ratio;
+    out.heads[head] = ToModel(scorer.Summary());
   }
 }
 

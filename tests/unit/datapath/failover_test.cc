@@ -214,5 +214,30 @@ TEST(PathStatesTest, AnaErrorsWithoutAHandlerFailThePath) {
   EXPECT_FALSE(paths.Get(0).ana_pending);
 }
 
+// The Command Retry Delay field reaches the queue with every decision that
+// sends the I/O again, and with none that does not.
+TEST(DecideCompletionTest, CommandRetryDelayOfResubmissions) {
+  // Media error, retried on the same path: CRD 2.
+  Disposition d = DecideCompletion(0x0281 | 0x1000, 4096);
+  EXPECT_EQ(d.kind, Kind::kRetry);
+  EXPECT_EQ(d.crd, 2);
+  // Host pathing error, failed over: CRD 1.
+  d = DecideCompletion(0x0370 | 0x0800, 4096);
+  EXPECT_EQ(d.kind, Kind::kFailover);
+  EXPECT_EQ(d.crd, 1);
+  // ANA inaccessible: CRD 3.
+  d = DecideCompletion(0x0302 | 0x1800, 4096);
+  EXPECT_TRUE(d.ana_error);
+  EXPECT_EQ(d.crd, 3);
+  // Without CRD: none.
+  EXPECT_EQ(DecideCompletion(0x0281, 4096).crd, 0);
+  // Do Not Retry: nothing goes again, so nothing waits.
+  d = DecideCompletion(0x0281 | 0x1000 | 0x4000, 4096);
+  EXPECT_EQ(d.kind, Kind::kFail);
+  EXPECT_EQ(d.crd, 0);
+  // An errno has no status field.
+  EXPECT_EQ(DecideCompletion(-EAGAIN, 4096).crd, 0);
+}
+
 }  // namespace
 }  // namespace pathwise::datapath

@@ -19,72 +19,16 @@
 #include "datapath/nvme_backend.h"
 #include "gtest/gtest.h"
 #include "nvme/io.h"
+#include "tests/unit/datapath/fake_queue_context.h"
 
 namespace pathwise::datapath {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_util::FakeContext;
+using testing_util::Sqe;
 
 constexpr int64_t kMs = 1'000'000;
-
-struct Sqe {
-  uint8_t opcode = 0;
-  int fd = -1;
-  uint8_t flags = 0;
-  uint32_t cmd_op = 0;
-  uint64_t user_data = 0;
-  nvme_uring_cmd cmd{};
-};
-
-class FakeContext final : public ublk::QueueContext {
- public:
-  explicit FakeContext(uint16_t depth) : depth_(depth) {
-    io_uring_params p{};
-    p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
-    ok_ = io_uring_queue_init_params(8, &ring_, &p) == 0;
-  }
-  ~FakeContext() override {
-    if (ok_) io_uring_queue_exit(&ring_);
-  }
-  bool ok() const { return ok_; }
-
-  int queue_id() const override { return 0; }
-  uint16_t depth() const override { return depth_; }
-  io_uring_sqe* GetSqe() override {
-    storage_.emplace_back();
-    return reinterpret_cast<io_uring_sqe*>(storage_.back().data());
-  }
-  io_uring* ring() override { return &ring_; }
-  void Complete(uint16_t tag, int32_t result) override {
-    completed_[tag] = result;
-  }
-  void Wake() override {}
-
-  // The SQEs put on the ring since the last call.
-  std::vector<Sqe> Drain() {
-    std::vector<Sqe> out;
-    for (auto& raw : storage_) {
-      const auto* s = reinterpret_cast<const io_uring_sqe*>(raw.data());
-      Sqe x;
-      x.opcode = s->opcode;
-      x.fd = s->fd;
-      x.flags = s->flags;
-      x.cmd_op = s->cmd_op;
-      x.user_data = s->user_data;
-      std::memcpy(&x.cmd, s->cmd, sizeof(x.cmd));
-      out.push_back(x);
-    }
-    storage_.clear();
-    return out;
-  }
-  std::map<uint16_t, int32_t> completed_;
-
- private:
-  uint16_t depth_;
-  io_uring ring_{};
-  bool ok_ = false;
-  std::deque<std::array<uint8_t, 128>> storage_;
-};
 
 class NvmeQueueTest : public ::testing::Test {
  protected:

@@ -1,0 +1,81 @@
+// The path selector of one datapath device, shared by all its queues: one
+// policy::Selector (the classes `pathwise lab` runs), so that every choice
+// sees the I/O in flight on each path over every ublk queue (queue-depth's
+// input, and pathwise's in-flight term and caps), learns from every
+// queue's completions, ticks once per window, and the weights and EWMAs the
+// exposition shows are the ones in use. The lab simulates one selector per
+// head; with one per queue the datapath would drift from its prediction as
+// soon as --queues > 1.
+//
+// Thread-safe: the queue threads' calls and the exposition's View() are
+// serialised by a mutex (a few hundred nanoseconds per I/O at most, the
+// selectors' own work being a loop over the paths). Refresh and MaybeTick
+// take it only when there is something to do.
+#ifndef PATHWISE_DATAPATH_SHARED_SELECTOR_H_
+#define PATHWISE_DATAPATH_SHARED_SELECTOR_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "datapath/path_state.h"
+#include "policy/policy.h"
+#include "policy/selector.h"
+#include "scoring/scoring.h"
+
+namespace pathwise::datapath {
+
+// What the selector knows about the paths, for the exposition.
+struct SelectorView {
+  // I/Os out on each path over all queues (the selector's count).
+  std::vector<int> inflight;
+  // The pathwise policy only (empty otherwise): the scoring library's
+  // state as of the last tick (scoring::HeadScorer, its paths keyed by
+  // index as text; no paths before the first tick), the weights per op
+  // group and path (model::OpGroup order; before the first tick the usable
+  // paths share kMaxWeight), each path's base latency (0: none yet) and
+  // cap (policy/pathwise_selector.h), and the window length.
+  std::optional<scoring::HeadScorer> scorer;
+  std::array<std::vector<uint32_t>, model::kOpGroupCount> weights;
+  std::vector<uint64_t> base_ns;
+  std::vector<int> cap;
+  int64_t window_ns = 0;
+};
+
+class SharedSelector {
+ public:
+  SharedSelector(policy::Policy policy, const policy::PolicyParams& params,
+                 int64_t start_ns);
+
+  // Gives the selector `paths`' current view when it moved since the last
+  // call (PathStates::generation); cheap when it did not.
+  void Refresh(const PathStates& paths);
+  // Ticks the selector when its window is due at `now_ns`.
+  void MaybeTick(int64_t now_ns);
+
+  // policy::Selector's, under the lock.
+  int Select(const policy::IoRequest& io);
+  void OnSubmit(int path, const policy::IoRequest& io, int64_t now_ns);
+  void OnComplete(int path, const policy::IoRequest& io,
+                  const policy::Completion& completion);
+  int inflight(int path) const;
+
+  SelectorView View() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::unique_ptr<policy::Selector> selector_ ABSL_GUARDED_BY(mu_);
+  int paths_ ABSL_GUARDED_BY(mu_) = 0;  // as last given (SetPaths)
+  const int64_t tick_ns_;
+  std::atomic<int64_t> next_tick_ns_;
+  std::atomic<uint64_t> generation_{0};
+};
+
+}  // namespace pathwise::datapath
+
+#endif  // PATHWISE_DATAPATH_SHARED_SELECTOR_H_
