@@ -33,6 +33,8 @@ struct Sqe {
   uint8_t flags = 0;
   uint32_t cmd_op = 0;
   uint64_t user_data = 0;
+  uint32_t uring_cmd_flags = 0;
+  uint16_t buf_index = 0;
   nvme_uring_cmd cmd{};
 };
 
@@ -59,6 +61,13 @@ class FakeContext final : public ublk::QueueContext {
     completed_[tag] = result;
   }
   void Wake() override {}
+  // Registered buffers, as the ublk queue answers: [fixed_begin_, fixed_end_)
+  // is buffer index 2 (any index would do).
+  int FixedBuffer(const std::byte* data, size_t bytes) const override {
+    return data >= fixed_begin_ && data + bytes <= fixed_end_ ? 2 : -1;
+  }
+  const std::byte* fixed_begin_ = nullptr;
+  const std::byte* fixed_end_ = nullptr;
 
   // The SQEs put on the ring since the last call.
   std::vector<Sqe> Drain() {
@@ -71,6 +80,8 @@ class FakeContext final : public ublk::QueueContext {
       x.flags = s->flags;
       x.cmd_op = s->cmd_op;
       x.user_data = s->user_data;
+      x.uring_cmd_flags = s->uring_cmd_flags;
+      x.buf_index = s->buf_index;
       std::memcpy(&x.cmd, s->cmd, sizeof(x.cmd));
       out.push_back(x);
     }
@@ -504,6 +515,33 @@ TEST_F(NvmeQueueTest, ACancelledRequestIsNeverCompleted) {
   EXPECT_EQ(context_.completed_.count(1), 0u);
   // Its in-flight count was returned: the next I/O sees both paths empty.
   EXPECT_EQ(Submit(Read(2)).at(0).fd, 0);
+}
+
+// Reads and writes into a registered buffer go as fixed-buffer passthru
+// (no page mapping per I/O); a buffer outside it, and commands without
+// data, do not.
+TEST_F(NvmeQueueTest, RegisteredBuffersAreUsedAsFixed) {
+  Start(policy::Policy::kRoundRobin);
+  EXPECT_EQ(Submit(Read(1)).at(0).uring_cmd_flags, 0u);  // none registered
+
+  context_.fixed_begin_ = buffer_.data();
+  context_.fixed_end_ = buffer_.data() + 8192;
+  std::vector<Sqe> s = Submit(Read(2, 0, 8192));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].uring_cmd_flags, IORING_URING_CMD_FIXED);
+  EXPECT_EQ(s[0].buf_index, 2u);
+  EXPECT_EQ(s[0].cmd.addr, reinterpret_cast<uintptr_t>(buffer_.data()));
+
+  ublk::IoRequest w = Read(3, 0, 4096);
+  w.op = ublk::IoOp::kWrite;
+  EXPECT_EQ(Submit(w).at(0).uring_cmd_flags, IORING_URING_CMD_FIXED);
+
+  // Past the registered area (a tag's replacement buffer after a cancel).
+  EXPECT_EQ(Submit(Read(4, 0, 3 * 4096)).at(0).uring_cmd_flags, 0u);
+
+  ublk::IoRequest f = Read(5, 0, 0);
+  f.op = ublk::IoOp::kFlush;
+  EXPECT_EQ(Submit(f).at(0).uring_cmd_flags, 0u);
 }
 
 }  // namespace
