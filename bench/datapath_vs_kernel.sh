@@ -164,7 +164,7 @@ lab_mib() { # scenario policy -> MiB/s or "-"
   echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
   printf '%-10s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s\n' \
     scenario side policy MiB/s "x rr" clat_us p99_us cpu/io "srv usr" "srv sys" IOPS lab_MiB/s "lab x"
-  while read -r side sc pol iops mib mean p99 cpu su ss ios; do
+  while read -r side sc pol iops mib mean p99 cpu su ss _; do
     rr=$(awk -v s="$sc" '$1 == "kernel" && $2 == s && $3 == "round-robin" { print $5 }' "$work/rows.txt")
     lpol=${pol%+perf}
     lpol=${lpol%%/*}

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Guest half of bench/datapath_vs_kernel.sh (a testbed case script, run by
 # `testbed run`): one scenario, one side, every policy of that side in this
 # one boot. Writes one line per policy to $TB_OUT/rows.txt:
