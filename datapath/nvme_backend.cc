@@ -129,8 +129,12 @@ int64_t NvmeBackend::Now() const {
 }
 
 ublk::RingNeeds NvmeBackend::ring_needs() const {
-  // A timer besides one command per request.
-  return {.sqe128 = true, .cqe32 = true, .sqes_per_request = 2};
+  // A timer besides one command per request. Registered buffers: the
+  // passthru command then maps no user pages per I/O.
+  return {.sqe128 = true,
+          .cqe32 = true,
+          .sqes_per_request = 2,
+          .fixed_buffers = true};
 }
 
 absl::StatusOr<std::unique_ptr<ublk::QueueBackend>> NvmeBackend::AttachQueue(

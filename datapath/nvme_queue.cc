@@ -137,6 +137,13 @@ bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
   sqe->flags = IOSQE_FIXED_FILE;
   sqe->cmd_op = NVME_URING_CMD_IO;
   std::memcpy(sqe->cmd, &cmd, sizeof(cmd));
+  if (r.op == ublk::IoOp::kRead || r.op == ublk::IoOp::kWrite) {
+    const int fixed = context_.FixedBuffer(r.buffer.data(), r.length);
+    if (fixed >= 0) {
+      sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+      sqe->buf_index = static_cast<uint16_t>(fixed);
+    }
+  }
   sqe->user_data =
       ublk::QueueContext::BackendUserData(Cookie(Kind::kIo, s.generation, tag));
   s.path = path;

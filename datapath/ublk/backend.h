@@ -77,6 +77,14 @@ class QueueContext {
   virtual void Complete(uint16_t tag, int32_t result) = 0;
   // Thread-safe: makes the queue thread call QueueBackend::Poll() soon.
   virtual void Wake() = 0;
+  // The index of the ring's registered buffer that holds [data, data +
+  // bytes), or -1 (buffers not registered, or a buffer given to a tag after
+  // a cancel). With an index the backend may use the buffer as fixed
+  // (IORING_URING_CMD_FIXED, READ_FIXED...): the kernel then maps no pages
+  // per I/O.
+  virtual int FixedBuffer(const std::byte* /*data*/, size_t /*bytes*/) const {
+    return -1;
+  }
 };
 
 // A backend's per-queue half. Lives and dies on its queue thread.
@@ -117,6 +125,9 @@ struct RingNeeds {
   bool cqe32 = false;
   // SQ entries the backend may use per request in flight.
   unsigned sqes_per_request = 1;
+  // Register the tags' buffers with the ring (pinned for the queue's life:
+  // depth x the largest request) so that FixedBuffer() answers.
+  bool fixed_buffers = false;
 };
 
 class Backend {

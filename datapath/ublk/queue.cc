@@ -84,6 +84,13 @@ absl::Status Queue::Setup() {
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (bufs == MAP_FAILED) return absl::ErrnoToStatus(errno, "I/O buffers");
   buffers_ = static_cast<std::byte*>(bufs);
+  if (needs.fixed_buffers) {
+    // One registration for the whole area: a fixed buffer may be used at
+    // any offset inside it. Refused (memlock limit, no memory): the backend
+    // maps each I/O's pages itself, as without.
+    const iovec area{.iov_base = buffers_, .iov_len = buffers_bytes_};
+    buffers_registered_ = io_uring_register_buffers(&ring_, &area, 1) == 0;
+  }
   std::vector<std::byte*> per_tag(config_.depth);
   for (uint16_t t = 0; t < config_.depth; ++t) {
     per_tag[t] = buffers_ + size_t{t} * config_.buffer_bytes;
@@ -169,6 +176,14 @@ void Queue::Commit(uint16_t tag, int32_t result, std::byte* buffer) {
 
 void Queue::Complete(uint16_t tag, int32_t result) {
   core_->Complete(tag, result);
+}
+
+int Queue::FixedBuffer(const std::byte* data, size_t bytes) const {
+  if (!buffers_registered_ || data < buffers_ ||
+      data + bytes > buffers_ + buffers_bytes_) {
+    return -1;
+  }
+  return 0;
 }
 
 void Queue::Wake() {

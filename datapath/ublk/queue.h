@@ -56,6 +56,7 @@ class Queue final : public QueueContext, private CommandSink {
   io_uring* ring() override { return &ring_; }
   void Complete(uint16_t tag, int32_t result) override;
   void Wake() override;
+  int FixedBuffer(const std::byte* data, size_t bytes) const override;
 
  private:
   // CommandSink
@@ -80,6 +81,7 @@ class Queue final : public QueueContext, private CommandSink {
   size_t iod_bytes_ = 0;
   std::byte* buffers_ = nullptr;
   size_t buffers_bytes_ = 0;
+  bool buffers_registered_ = false;
   std::vector<std::byte*> spare_buffers_;
   std::unique_ptr<QueueCore> core_;
   std::unique_ptr<QueueBackend> queue_backend_;

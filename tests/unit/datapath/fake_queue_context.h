@@ -7,6 +7,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -23,6 +24,8 @@ struct Sqe {
   uint8_t flags = 0;
   uint32_t cmd_op = 0;
   uint64_t user_data = 0;
+  uint32_t uring_cmd_flags = 0;
+  uint16_t buf_index = 0;
   nvme_uring_cmd cmd{};
 };
 
@@ -50,6 +53,13 @@ class FakeContext final : public datapath::ublk::QueueContext {
     completed_[tag] = result;
   }
   void Wake() override {}
+  // Registered buffers, as the ublk queue answers: [fixed_begin_, fixed_end_)
+  // is buffer index 2 (any index would do).
+  int FixedBuffer(const std::byte* data, size_t bytes) const override {
+    return data >= fixed_begin_ && data + bytes <= fixed_end_ ? 2 : -1;
+  }
+  const std::byte* fixed_begin_ = nullptr;
+  const std::byte* fixed_end_ = nullptr;
 
   // The SQEs put on the ring since the last call.
   std::vector<Sqe> Drain() {
@@ -62,6 +72,8 @@ class FakeContext final : public datapath::ublk::QueueContext {
       x.flags = s->flags;
       x.cmd_op = s->cmd_op;
       x.user_data = s->user_data;
+      x.uring_cmd_flags = s->uring_cmd_flags;
+      x.buf_index = s->buf_index;
       std::memcpy(&x.cmd, s->cmd, sizeof(x.cmd));
       out.push_back(x);
     }

@@ -450,5 +450,32 @@ TEST_F(NvmeQueueTest, ACancelledRequestIsNeverCompleted) {
   EXPECT_EQ(Submit(Read(2)).at(0).fd, 0);
 }
 
+// Reads and writes into a registered buffer go as fixed-buffer passthru
+// (no page mapping per I/O); a buffer outside it, and commands without
+// data, do not.
+TEST_F(NvmeQueueTest, RegisteredBuffersAreUsedAsFixed) {
+  Start(policy::Policy::kRoundRobin);
+  EXPECT_EQ(Submit(Read(1)).at(0).uring_cmd_flags, 0u);  // none registered
+
+  context_.fixed_begin_ = buffer_.data();
+  context_.fixed_end_ = buffer_.data() + 8192;
+  std::vector<Sqe> s = Submit(Read(2, 0, 8192));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].uring_cmd_flags, IORING_URING_CMD_FIXED);
+  EXPECT_EQ(s[0].buf_index, 2u);
+  EXPECT_EQ(s[0].cmd.addr, reinterpret_cast<uintptr_t>(buffer_.data()));
+
+  ublk::IoRequest w = Read(3, 0, 4096);
+  w.op = ublk::IoOp::kWrite;
+  EXPECT_EQ(Submit(w).at(0).uring_cmd_flags, IORING_URING_CMD_FIXED);
+
+  // Past the registered area (a tag's replacement buffer after a cancel).
+  EXPECT_EQ(Submit(Read(4, 0, 3 * 4096)).at(0).uring_cmd_flags, 0u);
+
+  ublk::IoRequest f = Read(5, 0, 0);
+  f.op = ublk::IoOp::kFlush;
+  EXPECT_EQ(Submit(f).at(0).uring_cmd_flags, 0u);
+}
+
 }  // namespace
 }  // namespace pathwise::datapath

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The kernel's NVMe multipath against pathwise's userspace datapath, in the
+# testbed (NVMe/TCP, two paths, 6.12 guest): the same fio job (random 4k
+# reads, NUMJOBS x IODEPTH, io_uring, direct) on
+#   - the kernel's head device (--multipath on) under numa, round-robin and
+#     queue-depth (one boot per scenario),
+#   - `pathwise datapath`'s /dev/ublkbN (--multipath off) under round-robin,
+#     queue-depth and pathwise (one boot per scenario),
+# in four scenarios: symmetric paths; path 0 +30 ms (netem); path 0 lossy
+# (the lab's loss schedule, each quarter of the run: 5 %, 0, 3 %, 0); path 0
+# down from 1/4 to 3/5 of the run. Beside each row, `pathwise lab`'s
+# prediction for the same setup (see the results file's notes).
+#
+#   bench/datapath_vs_kernel.sh [--runtime S] [--numjobs N] [--iodepth N]
+#       [--scenarios "symmetric delay30 lossy down"] [--sides "kernel datapath"]
+#       [--datapath-args "--queues 1 --depth 64"] [--perf] [--pathwise BIN]
+#       [--out FILE] [--label TEXT] [--work DIR] [--variant "NAME|BIN|ARGS"]...
+#
+# --variant: another datapath build or flags, run in the datapath's boot on
+# symmetric and delay30 under round-robin and pathwise (rows POLICY/NAME).
+# --work DIR keeps the raw runs there, and a boot whose rows are already in
+# DIR is not run again (to resume, or to add a side later).
+# Writes FILE (default bench/results/datapath_vs_kernel.txt). One boot per
+# side runs all its scenarios (boots wait for /tmp/pathwise-testbed.lock,
+# which each takes for itself only). Exits non-zero with one line
+# when fio, the kernel, ublk_drv or the datapath is missing, or a run
+# produced no numbers. VM time: ~(15 s + 12 x (RUNTIME + ~4 s)) per side.
+set -euo pipefail
+
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+runtime=15 numjobs=2 iodepth=2 work=""
+scenarios="symmetric delay30 lossy down"
+sides="kernel datapath"
+dp_args="--queues 1 --depth 64"
+perf=0 label="" variants=""
+bin=$root/build/pathwise
+out=$root/bench/results/datapath_vs_kernel.txt
+
+die() {
+  echo "datapath_vs_kernel: $*" >&2
+  exit 1
+}
+
+while (($#)); do
+  case $1 in
+    --runtime) runtime=$2 ;;
+    --numjobs) numjobs=$2 ;;
+    --iodepth) iodepth=$2 ;;
+    --scenarios) scenarios=$2 ;;
+    --sides) sides=$2 ;;
+    --datapath-args) dp_args=$2 ;;
+    --pathwise) bin=$2 ;;
+    --out) out=$2 ;;
+    --label) label=$2 ;;
+    --work) work=$2 ;;
+    --variant) variants+="${variants:+;}$2" ;;
+    --perf) perf=1; shift; continue ;;
+    *) die "unknown argument '$1' (see the header of $0)" ;;
+  esac
+  shift 2 || die "$1 needs a value"
+done
+
+testbed=$root/tests/testbed/testbed
+case_script=$root/bench/datapath_vs_kernel_case.sh
+command -v fio >/dev/null || die "fio is not installed (apt-get install fio); the guest runs the host's"
+command -v jq >/dev/null || die "jq is not installed"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is not installed"
+if [[ " $sides " == *" datapath "* ]]; then
+  [[ -x $bin ]] || die "no pathwise binary at $bin (build it: ninja -C build pathwise)"
+  "$bin" datapath --help >/dev/null 2>&1 || die "$bin has no datapath subcommand"
+fi
+"$testbed" prepare --kernel 6.12 >/dev/null || die "testbed prepare --kernel 6.12 failed (no 6.12 kernel)"
+cache=${PATHWISE_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pathwise/testbed}
+find "$cache/kernels" -path '*6.12*' -name 'ublk_drv.ko*' 2>/dev/null | grep -q . ||
+  die "the testbed's 6.12 kernel has no ublk_drv module (under $cache/kernels)"
+
+[[ -n $work ]] || work=$(mktemp -d /tmp/datapath_vs_kernel.XXXXXX)
+mkdir -p "$work"
+echo "datapath_vs_kernel: work directory $work"
+: >"$work/rows.txt"
+
+# boot SIDE: one testbed boot for every scenario of SIDE whose rows are not
+# in the work directory yet; all of SIDE's rows appended to rows.txt.
+boot() {
+  local side=$1 mp=on rc=0 n sc todo=() dir
+  [[ $side == datapath ]] && mp=off
+  for sc in $scenarios; do
+    cat "$work/$side"-*/rows.txt 2>/dev/null | grep -q "^$side $sc " || todo+=("$sc")
+  done
+  if ((${#todo[@]})); then
+    dir=$work/$side-$(IFS=+; echo "${todo[*]}")
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    echo "datapath_vs_kernel: $side: ${todo[*]} ($(date -u +%T), load $(cut -d' ' -f1 /proc/loadavg))"
+    # shellcheck disable=SC2086 # dp_args is a list of flags
+    flock /tmp/pathwise-testbed.lock "$testbed" run --kernel 6.12 --topology tcp:2 \
+      --multipath "$mp" --timeout 1800 --quiet --out "$dir" \
+      "$case_script" "$side" "$(IFS=,; echo "${todo[*]}")" "$runtime" "$numjobs" "$iodepth" \
+      "$bin" "$perf" "$variants" $dp_args || rc=$?
+    if ((rc != 0)); then
+      tail -20 "$dir/testbed-console.log" >&2 2>/dev/null
+      die "$side: testbed run exited $rc (logs in $dir)"
+    fi
+  fi
+  for sc in $scenarios; do
+    n=$(cat "$work/$side"-*/rows.txt 2>/dev/null | grep -c "^$side $sc " || true)
+    ((n >= 3)) || die "$side $sc: $n result rows, want 3 (logs in $work)"
+  done
+}
+
+for side in $sides; do boot "$side"; done
+for sc in $scenarios; do
+  for side in $sides; do
+    cat "$work/$side"-*/rows.txt | grep "^$side $sc " >>"$work/rows.txt"
+  done
+done
+if ((perf)); then
+  for f in "$work"/datapath-*/perf-report.txt; do
+    [[ -f $f ]] && cp "$f" "${out%.txt}.perf.txt"
+  done
+fi
+
+# The lab's prediction: the same two paths, workload and fault schedule,
+# each path a pure round trip equal to the mean completion latency the
+# kernel's round-robin measured on symmetric paths (latency-bound model;
+# see the notes written below).
+calib=$(awk '$1 == "kernel" && $2 == "symmetric" && $3 == "round-robin" { print $6 }' "$work/rows.txt")
+lab_csv() { # scenario -> csv of pathwise lab
+  local sc=$1 f=$work/lab-$1.scn
+  {
+    printf '[scenario]\nname = testbed-%s\nduration = %ss\nseed = 1\n' "$sc" "$runtime"
+    printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = 2\n' "$numjobs" "$iodepth"
+    for p in p0 p1; do printf '[path %s]\nlatency = %sus\nnuma_node = 0\n' "$p" "$calib"; done
+    printf '[events]\n'
+    case $sc in
+      delay30) echo "0s p0 delay 30ms" ;;
+      lossy) awk -v r="$runtime" 'BEGIN { q = r / 4 * 1000
+        printf "0ms p0 loss 5%%\n%dms p0 loss 0%%\n%dms p0 loss 3%%\n%dms p0 loss 0%%\n", q, 2 * q, 3 * q }' ;;
+      down) awk -v r="$runtime" 'BEGIN { printf "%dms p0 down\n%dms p0 up\n", r * 250, r * 600 }' ;;
+    esac
+  } >"$f"
+  "$bin" lab --scenario "$f" --policies numa,round-robin,queue-depth,pathwise --format csv
+}
+if [[ -n $calib && -x $bin ]]; then
+  for sc in $scenarios; do
+    lab_csv "$sc" >"$work/lab-$sc.csv" || die "pathwise lab failed on $work/lab-$sc.scn"
+  done
+fi
+lab_mib() { # scenario policy -> MiB/s or "-"
+  [[ -f $work/lab-$1.csv ]] || { echo "-"; return; }
+  awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "policy") pc = i; if ($i == "mib_s") mc = i; if ($i == "op") oc = i } next }
+    $pc == p && $oc == "read" { printf "%.2f", $mc; found = 1 } END { if (!found) printf "-" }' "$work/lab-$1.csv"
+}
+
+{
+  echo "# datapath_vs_kernel: the kernel's NVMe multipath vs pathwise datapath (bench/datapath_vs_kernel.sh)"
+  [[ -n $label ]] && echo "# run: $label"
+  echo "# pathwise: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- datapath nvme policy || echo ' (+ uncommitted changes)'), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# guest: $(grep -h 'datapath_vs_kernel: ' "$work"/*/testbed-console.log 2>/dev/null | grep -o '[0-9.]*+deb12-amd64' | head -1) (testbed, QEMU TCG, 2 vCPUs, tcp:2 over veth to nvmet null_blk)"
+  echo "# fio: --rw=randread --bs=4k --numjobs=$numjobs --iodepth=$iodepth (${numjobs}x${iodepth} = $((numjobs * iodepth)) outstanding) --ioengine=io_uring --direct=1 --runtime=${runtime}s, one run per policy"
+  echo "# datapath: pathwise datapath --namespace auto --policy P $dp_args"
+  [[ -n $variants ]] && echo "# variants (rows POLICY/NAME, same boot as the datapath's): $variants"
+  echo "# lab: two paths, each a ${calib:-?} us round trip (the kernel's round-robin mean on symmetric paths), same workload and fault schedule"
+  echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
+  printf '%-10s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s\n' \
+    scenario side policy MiB/s "x rr" clat_us p99_us cpu/io "srv usr" "srv sys" IOPS lab_MiB/s "lab x"
+  while read -r side sc pol iops mib mean p99 cpu su ss _; do
+    rr=$(awk -v s="$sc" '$1 == "kernel" && $2 == s && $3 == "round-robin" { print $5 }' "$work/rows.txt")
+    lpol=${pol%+perf}
+    lpol=${lpol%%/*}
+    lab=$(lab_mib "$sc" "$lpol")
+    labrr=$(lab_mib "$sc" round-robin)
+    printf '%-10s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s\n' "$sc" "$side" "$pol" "$mib" \
+      "$(awk -v a="$mib" -v b="$rr" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }')" \
+      "$mean" "$p99" "$cpu" "$su" "$ss" "$iops" "$lab" \
+      "$(awk -v a="$lab" -v b="$labrr" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else printf "-" }')"
+  done <"$work/rows.txt"
+  # Hand-written notes below the table survive a rerun.
+  if [[ -f $out ]] && grep -q '^## notes' "$out"; then
+    echo
+    sed -n '/^## notes/,$p' "$out"
+  fi
+} >"$out.new"
+mv "$out.new" "$out"
+cat "$out"
+echo "datapath_vs_kernel: wrote $out (raw runs in $work)"

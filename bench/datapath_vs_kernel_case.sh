@@ -1,0 +1,202 @@
+# shellcheck shell=bash
+# Guest half of bench/datapath_vs_kernel.sh (a testbed case script, run by
+# `testbed run`): one scenario, one side, every policy of that side in this
+# one boot. Writes one line per policy to $TB_OUT/rows.txt:
+#   side scenario policy iops mib_s clat_mean_us clat_p99_us cpu_us_per_io \
+#   server_usr_us_per_io server_sys_us_per_io ios
+# (cpu_us_per_io: the guest's busy CPU time over the run per I/O; server_*:
+# the datapath process's, "-" for the kernel) and fio's JSON per policy.
+#
+# Args: SIDE SCENARIOS RUNTIME NUMJOBS IODEPTH PATHWISE PERF VARIANTS
+#       [DATAPATH_ARGS...]
+#   SIDE: kernel (needs --multipath on) | datapath (--multipath off)
+#   SCENARIOS: comma-separated: symmetric, delay30, lossy, down
+# PERF 1 (datapath side): one more pathwise run under
+# `perf record -a -g`, its report in $TB_OUT/perf-*.txt.
+# VARIANTS (datapath side; "" for none): "NAME|BINARY|ARGS;..." more datapath builds or
+# flags, each run on symmetric and delay30 under round-robin and pathwise in
+# the same boot, rows labelled POLICY/NAME (before/after comparisons).
+set -u
+side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
+shift 8
+dp_args=("$@")
+rows=$TB_OUT/rows.txt
+: >"$rows"
+
+die() {
+  echo "datapath_vs_kernel: $*" >&2
+  exit 1
+}
+
+case $side in
+  kernel)
+    [[ $TB_MULTIPATH == on ]] || die "the kernel side needs --multipath on"
+    policies=(numa round-robin queue-depth)
+    ;;
+  datapath)
+    [[ $TB_MULTIPATH == off ]] || die "the datapath side needs --multipath off"
+    [[ -x $bin ]] || die "no pathwise binary at $bin"
+    modprobe ublk_drv 2>/dev/null
+    [[ -e /dev/ublk-control ]] || die "ublk_drv is not available in this kernel ($(uname -r))"
+    policies=(round-robin queue-depth pathwise)
+    ;;
+  *) die "side '$side': want kernel or datapath" ;;
+esac
+command -v fio >/dev/null || die "fio is not installed"
+
+# The scenario's faults during one fio run (in the background; the caller
+# waits for fio, then for this).
+faults() {
+  case $scenario in
+    symmetric | delay30) ;;
+    lossy) # the lab's loss schedule (5 % / 0 / 3 % / 0), each a quarter of the run
+      local q
+      q=$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r / 4 }')
+      tb_path_loss 0 5
+      sleep "$q"
+      tb_path_clear 0
+      sleep "$q"
+      tb_path_loss 0 3
+      sleep "$q"
+      tb_path_clear 0
+      ;;
+    down) # path 0's link down from 1/4 of the run to 3/5 of it
+      sleep "$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r / 4 }')"
+      tb_path_down 0
+      sleep "$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r * 0.35 }')"
+      tb_path_up 0
+      ;;
+    *) die "scenario '$scenario': want symmetric, delay30, lossy or down" ;;
+  esac
+}
+
+# After a run: every path's controller live again, no netem left.
+settle() {
+  tb_path_clear 0
+  tb_path_up 0
+  local c
+  for c in "${TB_CTRLS[@]}"; do
+    tb_wait 60 eval "[[ \$(cat /sys/class/nvme/$c/state 2>/dev/null) == live ]]" ||
+      die "controller $c not live again after the $scenario run"
+  done
+  tb_refresh 2>/dev/null
+}
+
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+proc_ticks() { # pid: "utime stime" of every thread of pid, summed
+  awk '{ u += $14; s += $15 } END { print u + 0, s + 0 }' /proc/"$1"/task/*/stat 2>/dev/null
+}
+
+# run_fio policy device [server pid]: one fio run with the scenario's faults.
+run_fio() {
+  local policy=$1 dev=$2 spid=${3:-} json=$TB_OUT/fio-$side-$scenario-${1//\//-}.json
+  local b0 b1 su0=0 ss0=0 su1=0 ss1=0 fpid hz
+  hz=$(getconf CLK_TCK)
+  [[ $scenario == delay30 ]] && tb_path_delay 0 30
+  b0=$(busy_ticks)
+  [[ -n $spid ]] && read -r su0 ss0 < <(proc_ticks "$spid")
+  faults &
+  fpid=$!
+  fio --name=bench --filename="$dev" --eta=never --direct=1 --ioengine=io_uring \
+    --rw=randread --bs=4k --numjobs="$numjobs" --iodepth="$iodepth" --group_reporting \
+    --time_based --runtime="$runtime" --norandommap --randrepeat=0 \
+    --output-format=json --output="$json"
+  local rc=$?
+  wait "$fpid"
+  b1=$(busy_ticks)
+  [[ -n $spid ]] && read -r su1 ss1 < <(proc_ticks "$spid")
+  settle
+  ((rc == 0)) || die "fio failed ($rc) on $dev under $policy"
+  local line
+  line=$(jq -r '.jobs[0] | "\(.error) \(.read.iops) \(.read.bw) \(.read.clat_ns.mean) \(.read.clat_ns.percentile["99.000000"]) \(.read.total_ios)"' "$json") ||
+    die "no fio numbers for $policy"
+  local err iops bw mean p99 ios
+  read -r err iops bw mean p99 ios <<<"$line"
+  [[ $err == 0 && $ios -gt 0 ]] || die "fio under $policy: error $err, $ios I/Os"
+  awk -v side="$side" -v sc="$scenario" -v p="$policy" -v iops="$iops" -v bw="$bw" \
+    -v mean="$mean" -v p99="$p99" -v ios="$ios" -v busy=$((b1 - b0)) -v hz="$hz" \
+    -v su=$((su1 - su0)) -v ss=$((ss1 - ss0)) -v srv="${spid:+1}" 'BEGIN {
+      us = 1e6 / hz
+      printf "%s %s %s %.0f %.2f %.0f %.0f %.1f %s %s %d\n", side, sc, p, iops, bw / 1024,
+        mean / 1000, p99 / 1000, busy * us / ios,
+        srv ? sprintf("%.1f", su * us / ios) : "-", srv ? sprintf("%.1f", ss * us / ios) : "-", ios
+    }' | tee -a "$rows"
+}
+
+scenario=
+echo "datapath_vs_kernel: $side $scenarios, fio randread 4k ${numjobs}x${iodepth}, ${runtime}s per policy, $(uname -r)"
+if [[ $side == kernel ]]; then
+  for scenario in ${scenarios//,/ }; do
+    for p in "${policies[@]}"; do
+      tb_iopolicy "$p" || die "tb_iopolicy $p"
+      run_fio "$p" "$TB_HEAD"
+    done
+  done
+  exit 0
+fi
+
+# datapath_run policy [label [binary [args...]]]: the datapath under policy,
+# fio on its device (the row is called label); with perf_on=1, `perf record
+# -a -g` over the run.
+perf_on=0
+datapath_run() {
+  local policy=$1 label=${2:-$1} b=${3:-$bin}
+  local args=("${dp_args[@]}")
+  (($# > 3)) && args=("${@:4}")
+  local log=$TB_OUT/server-$scenario-${label//\//-}.log
+  "$b" datapath --namespace auto --policy "$policy" --listen_address "" \
+    "${args[@]}" >"$TB_OUT/device.txt" 2>"$log" &
+  local pid=$!
+  if ! tb_wait 20 test -s "$TB_OUT/device.txt"; then
+    cat "$log" >&2
+    die "the datapath announced no device under $policy"
+  fi
+  local dev
+  dev=$(head -1 "$TB_OUT/device.txt")
+  [[ -b $dev ]] || die "'$dev' is not a block device"
+  local ppid=
+  if ((perf_on)); then
+    perf record -a -g -F 499 -o "$TB_OUT/perf.data" -- sleep "$runtime" \
+      >"$TB_OUT/perf-record.log" 2>&1 &
+    ppid=$!
+  fi
+  run_fio "$label" "$dev" "$pid"
+  [[ -n $ppid ]] && wait "$ppid"
+  kill -TERM "$pid"
+  wait "$pid" || die "the datapath exited $? after SIGTERM under $policy"
+  : >"$TB_OUT/device.txt"
+  tb_wait 10 eval '! ls /dev/ublkb* >/dev/null 2>&1' || die "ublk device left behind"
+}
+
+for scenario in ${scenarios//,/ }; do
+  for p in "${policies[@]}"; do
+    datapath_run "$p"
+  done
+done
+
+IFS=';' read -ra variants <<<"$variant_list"
+for v in "${variants[@]}"; do
+  IFS='|' read -r vname vbin vargs <<<"$v"
+  [[ -x $vbin ]] || die "variant $vname: no binary at $vbin"
+  for scenario in symmetric delay30; do
+    for p in round-robin pathwise; do
+      # shellcheck disable=SC2086 # vargs is a list of flags
+      datapath_run "$p" "$p/$vname" "$vbin" $vargs
+    done
+  done
+done
+
+if [[ $perf == 1 ]]; then
+  command -v perf >/dev/null || die "PERF=1 but perf is not installed (apt-get install linux-perf)"
+  perf_on=1
+  scenario=symmetric
+  datapath_run pathwise pathwise+perf
+  # perf is a diagnosis: without it the rows above still stand.
+  perf report -i "$TB_OUT/perf.data" --no-children --sort comm,dso,sym --stdio \
+    --percent-limit 0.3 >"$TB_OUT/perf-report.txt" 2>"$TB_OUT/perf-report.log" ||
+    echo "datapath_vs_kernel: perf report failed: $(tail -3 "$TB_OUT/perf-report.log" "$TB_OUT/perf-record.log")" >&2
+  perf report -i "$TB_OUT/perf.data" --no-children --sort comm --stdio \
+    >"$TB_OUT/perf-comm.txt" 2>/dev/null
+  rm -f "$TB_OUT/perf.data"
+fi
+exit 0
