@@ -57,7 +57,7 @@ _tb_need_tcp() {
 _tb_read() {
   local -n _tb_v=$1
   _tb_v=""
-  { IFS= read -r _tb_v || [[ -n $_tb_v ]]; } <"$2" 2>/dev/null
+  { IFS= read -r _tb_v || [[ -n $_tb_v ]]; } 2>/dev/null <"$2"
 }
 
 _tb_ctrl_key() { # CTRL: sets _TB_KEY, the identity: traddr (tcp) or PCI address
