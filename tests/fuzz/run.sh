@@ -9,7 +9,7 @@
 set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 build=${1:?usage: run.sh BUILD_DIR [SECONDS] [TARGET...]}
-secs=${2:-30}
+secs=${2:-20}
 shift $(( $# >= 2 ? 2 : 1 ))
 if (($# > 0)); then
   targets=("$@")

@@ -30,6 +30,9 @@ expect 2 "multipath must be on or off" "$TB" run --multipath maybe "$tmp/ok.sh"
 expect 2 "HOSTPORT:GUESTPORT" "$TB" run --forward 9877 "$tmp/ok.sh"
 expect 2 "does not exist" "$TB" run "$tmp/missing.sh"
 expect 2 "no SCRIPT given" "$TB" run
+expect 2 "'--and' needs a SCRIPT on each side" "$TB" run "$tmp/ok.sh" --and
+expect 2 "'--and' needs a SCRIPT on each side" "$TB" run "$tmp/ok.sh" --and --and "$tmp/ok.sh"
+expect 2 "script '$tmp/missing.sh' does not exist" "$TB" run "$tmp/ok.sh" --and "$tmp/missing.sh"
 expect 2 "unknown option '--bogus'" "$TB" run --bogus "$tmp/ok.sh"
 expect 2 "nic must be veth or virtio" "$TB" run --nic e1000 "$tmp/ok.sh"
 expect 2 "nic virtio needs a tcp topology" "$TB" run --nic virtio --topology pcie:2 "$tmp/ok.sh"

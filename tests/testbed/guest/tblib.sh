@@ -52,37 +52,43 @@ _tb_need_tcp() {
 }
 
 # ---------------------------------------------------------------- topology
-_tb_ctrl_key() { # the controller's identity: traddr (tcp) or PCI address
-  local c=$1 addr
-  addr=$(cat "/sys/class/nvme/$c/address" 2>/dev/null) || return 1
-  if [[ $(tb_kind) == tcp ]]; then
-    addr=${addr#traddr=}
-    echo "${addr%%,*}"
-  else
-    echo "$addr"
+# _tb_read VAR FILE: VAR = FILE's first line, with no fork (tb_refresh and
+# the polls around it run in loops, and a fork costs up to a second in a
+# loaded TCG guest); fails when FILE cannot be read.
+_tb_read() {
+  local -n _tb_v=$1
+  _tb_v=""
+  { IFS= read -r _tb_v || [[ -n $_tb_v ]]; } 2>/dev/null <"$2"
+}
+
+_tb_ctrl_key() { # CTRL: sets _TB_KEY, the identity: traddr (tcp) or PCI address
+  _tb_read _TB_KEY "/sys/class/nvme/$1/address" || return 1
+  if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+    _TB_KEY=${_TB_KEY#traddr=}
+    _TB_KEY=${_TB_KEY%%,*}
   fi
 }
 
-_tb_index_key() {
-  if [[ $(tb_kind) == tcp ]]; then
-    echo "10.77.$1.2"
+_tb_index_key() { # I: sets _TB_KEY, path I's controller identity
+  if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+    _TB_KEY=10.77.$1.2
   else
-    echo "${TB_PCI_ADDRS[$1]}"
+    _TB_KEY=${TB_PCI_ADDRS[$1]}
   fi
 }
 
 # tb_refresh: recomputes TB_CTRLS, TB_PATHS, TB_HEAD ... from sysfs.
 tb_refresh() {
-  local n i c key d
-  n=$(tb_npaths)
+  local n=${TB_TOPOLOGY##*:} i c key d
   TB_CTRLS=() TB_PATHS=() TB_NGS=()
   for ((i = 0; i < n; i++)); do
     TB_CTRLS[i]="" TB_PATHS[i]="" TB_NGS[i]=""
-    key=$(_tb_index_key "$i")
+    _tb_index_key "$i"
+    key=$_TB_KEY
     for d in /sys/class/nvme/nvme*; do
       [[ -e $d ]] || continue
       c=${d##*/}
-      [[ $(_tb_ctrl_key "$c") == "$key" ]] || continue
+      _tb_ctrl_key "$c" && [[ $_TB_KEY == "$key" ]] || continue
       TB_CTRLS[i]=$c
       for d in "/sys/class/nvme/$c"/nvme*n*; do
         [[ -e $d && ${d##*/} =~ ^nvme[0-9]+(c[0-9]+)?n[0-9]+$ ]] || continue
@@ -101,7 +107,7 @@ tb_refresh() {
     for d in /sys/class/nvme-subsystem/*; do
       [[ -e $d/$c ]] && TB_SUBSYS=${d##*/} && break
     done
-    [[ -n $TB_SUBSYS ]] && TB_NQN=$(cat "/sys/class/nvme-subsystem/$TB_SUBSYS/subsysnqn")
+    [[ -n $TB_SUBSYS ]] && _tb_read TB_NQN "/sys/class/nvme-subsystem/$TB_SUBSYS/subsysnqn"
     break
   done
   if [[ $TB_MULTIPATH == on && -n $TB_SUBSYS ]]; then
@@ -130,14 +136,16 @@ tb_load_env() {
   export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT TB_NIC
 }
 
-_tb_ctrl_live() { [[ $(cat "/sys/class/nvme/$1/state" 2>/dev/null) == live ]]; }
+_tb_ctrl_live() {
+  local st
+  _tb_read st "/sys/class/nvme/$1/state" && [[ $st == live ]]
+}
 
 # _tb_all_ready: every index has a live controller and a path disk (and a
 # head with multipath on).
 _tb_all_ready() {
-  local i n
+  local i n=${TB_TOPOLOGY##*:}
   tb_refresh
-  n=$(tb_npaths)
   for ((i = 0; i < n; i++)); do
     [[ -n ${TB_CTRLS[i]} && -n ${TB_PATHS[i]} ]] || return 1
     _tb_ctrl_live "${TB_CTRLS[i]}" || return 1
@@ -248,6 +256,100 @@ tb_setup() {
     return 1
   }
   mkdir -p "$TB_OUT"
+  tb_save_env
+  _tb_save_baseline
+}
+
+# What tb_reset returns to besides the topology: the iopolicy and the
+# loaded modules as tb_setup left them.
+_tb_save_baseline() {
+  local pol="" m rest mods=" "
+  [[ -n $TB_SUBSYS ]] && _tb_read pol "/sys/class/nvme-subsystem/$TB_SUBSYS/iopolicy"
+  while read -r m rest; do mods+="$m "; done </proc/modules
+  printf 'TB_BASE_IOPOLICY=%q\nTB_BASE_MODULES=%q\n' "$pol" "$mods" >/run/tb.baseline
+}
+
+# tb_reset: back to what tb_setup left, whatever a script changed: netem
+# removed, links up, every port's ANA group optimized, every controller
+# connected and live (and reporting optimized again), the iopolicy as after
+# setup, modules loaded since then unloaded, no pathwise BPF program left.
+# Logs each thing it had to undo; fails when the topology does not come
+# back or a pathwise BPF program stays loaded. Builtins where it can: with
+# nothing to undo it runs bpftool and one sed, nothing else.
+tb_reset() {
+  local i n=${TB_TOPOLOGY##*:} st f m rest ana_changed=0 new_mods=()
+  # shellcheck source=/dev/null
+  . /run/tb.baseline
+  while read -r m rest; do
+    [[ $TB_BASE_MODULES == *" $m "* ]] || new_mods+=("$m")
+  done </proc/modules
+  if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+    for ((i = 0; i < n; i++)); do
+      # No netem qdisc can exist while sch_netem is not loaded.
+      if [[ " ${new_mods[*]} " == *" sch_netem "* ]]; then
+        st=$(tc qdisc show dev "tbh$i" | grep -w netem)
+        if [[ -n $st ]]; then
+          tb_log "path $i: netem removed ($st)"
+          tc qdisc del dev "tbh$i" root
+        fi
+      fi
+      # IFF_UP is bit 0 of flags; carrier needs both veth ends up.
+      _tb_read st "/sys/class/net/tbh$i/flags"
+      if ((!(st & 1))); then
+        tb_log "path $i: link tbh$i set up"
+        ip link set "tbh$i" up
+      fi
+      _tb_read st "/sys/class/net/tbh$i/carrier"
+      if [[ $st != 1 ]]; then
+        tb_log "path $i: no carrier on tbh$i; target end tbt$i set up"
+        ip -n tgt link set "tbt$i" up
+      fi
+      f=$TB_CFS/ports/$((i + 1))/ana_groups/1/ana_state
+      _tb_read st "$f"
+      if [[ $st != optimized ]]; then
+        tb_log "path $i: ANA $st -> optimized"
+        echo optimized >"$f"
+        ana_changed=1
+      fi
+    done
+  fi
+  tb_refresh
+  for ((i = 0; i < n; i++)); do
+    [[ -z ${TB_CTRLS[i]} ]] || continue
+    tb_log "path $i: no controller; connecting it again"
+    if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+      _tb_connect "$i"
+    else
+      echo 1 >/sys/bus/pci/rescan
+    fi
+  done
+  tb_wait 60 _tb_all_ready ||
+    tb_die "reset: the topology did not come back: ctrls=(${TB_CTRLS[*]}) paths=(${TB_PATHS[*]}) head=$TB_HEAD" ||
+    return 1
+  if ((ana_changed)); then
+    for ((i = 0; i < n; i++)); do
+      if [[ $TB_MULTIPATH == on ]]; then
+        tb_wait 15 eval "_tb_read st /sys/block/${TB_PATHS[i]}/ana_state && [[ \$st == optimized ]]"
+      else
+        tb_wait 15 _tb_ana_log_says "${TB_CTRLS[i]}" optimized
+      fi || tb_die "reset: path $i does not report ANA optimized" || return 1
+    done
+  fi
+  f=/sys/class/nvme-subsystem/$TB_SUBSYS/iopolicy
+  if [[ -n $TB_BASE_IOPOLICY ]] && _tb_read st "$f" && [[ $st != "$TB_BASE_IOPOLICY" ]]; then
+    tb_log "iopolicy $st -> $TB_BASE_IOPOLICY"
+    echo "$TB_BASE_IOPOLICY" >"$f" || return 1
+  fi
+  for m in "${new_mods[@]}"; do
+    if modprobe -r "$m" 2>/dev/null; then
+      tb_log "module $m unloaded"
+    else
+      tb_log "module $m loaded since setup, in use: kept"
+    fi
+  done
+  tb_wait 5 eval '! bpftool prog show 2>/dev/null | grep -q " name pw_"' ||
+    tb_die "reset: pathwise BPF programs still loaded: $(bpftool prog show | grep ' name pw_')" ||
+    return 1
   tb_save_env
 }
 
