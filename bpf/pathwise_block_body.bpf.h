@@ -45,8 +45,8 @@ static __always_inline void PW_SFX(pw_hctx_count)(struct pw_io_val *v,
   __u32 num, slot, j;
 
   if (!v->hctx_base1)
-    pw_hctx_range_of(v, dk, PW_RD((struct request_queue___mq *)q,
-                                  nr_hw_queues));
+    pw_hctx_range_of(v, dk,
+                     PW_RD((struct request_queue___mq *)q, nr_hw_queues));
   if (!h || !v->hctx_base1) {
     pw_cnt_inc(PW_CNT_DROP_HCTX);
     return;
