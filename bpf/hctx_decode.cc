@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "bpf/saturating.h"
 
 extern "C" {
 #include "bpf/pathwise_bpf.h"
@@ -18,15 +19,6 @@ static_assert(model::LatencyHistogram::UpperBoundNs(HctxBucketToFineSlot(0)) ==
               uint64_t{1} << kHctxMinShift);
 static_assert(model::LatencyHistogram::UpperBoundNs(
                   HctxBucketToFineSlot(kHctxBuckets - 2)) == uint64_t{1} << 35);
-
-void SatAdd(uint64_t& a, uint64_t b, uint64_t& saturated) {
-  if (a > UINT64_MAX - b) {
-    a = UINT64_MAX;
-    ++saturated;
-  } else {
-    a += b;
-  }
-}
 
 }  // namespace
 

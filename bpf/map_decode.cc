@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "bpf/saturating.h"
 
 extern "C" {
 #include "bpf/pathwise_bpf.h"
@@ -18,16 +19,6 @@ static_assert(sizeof(pw_io_val::buckets) / sizeof(__u64) ==
               LatencyHistogram::kBuckets);
 static_assert(sizeof(pw_path_val::nvme_errors) / sizeof(__u64) ==
               kNvmeErrorClassCount);
-
-// Adds b to a, stopping at 2^64-1 instead of wrapping.
-void SatAdd(uint64_t& a, uint64_t b, uint64_t& saturated) {
-  if (a > UINT64_MAX - b) {
-    a = UINT64_MAX;
-    ++saturated;
-  } else {
-    a += b;
-  }
-}
 
 // The bytes as a T (trivially copyable; any bytes are a valid T).
 template <typename T>
