@@ -4,6 +4,9 @@
 #ifndef PATHWISE_TESTS_UNIT_PROMTOOL_H_
 #define PATHWISE_TESTS_UNIT_PROMTOOL_H_
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -16,7 +19,12 @@ namespace pathwise::testing_util {
 // accept it, with promtool's complaints in the failure message.
 inline void ExpectPromtoolAccepts(const std::string& text,
                                   const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  // A file of its own: ctest runs tests in parallel, and tests may share
+  // a name.
+  std::string path = ::testing::TempDir() + "/" + name + "-XXXXXX";
+  const int fd = mkstemp(path.data());
+  ASSERT_GE(fd, 0) << path;
+  close(fd);
   std::ofstream(path) << text;
   const std::string cmd = "promtool check metrics < " + path + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -27,6 +35,7 @@ inline void ExpectPromtoolAccepts(const std::string& text,
   const int rc = pclose(p);
   ASSERT_NE(rc, 127 << 8) << "promtool not installed";
   EXPECT_EQ(rc, 0) << out;
+  unlink(path.c_str());
 }
 
 }  // namespace pathwise::testing_util

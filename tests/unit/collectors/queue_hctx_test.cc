@@ -5,6 +5,7 @@
 // builds.
 #include "collectors/queue_hctx.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -65,8 +66,10 @@ TEST(HctxByPath, NvmeDisksOnlyInstancesSummedNaturalOrder) {
 class SysTree : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(::testing::TempDir()) / "hctx_sys";
-    std::filesystem::remove_all(root_);
+    // A directory of its own: ctest runs this fixture's tests in parallel.
+    std::string tmpl = ::testing::TempDir() + "/hctx_sys-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    root_ = tmpl;
     Write("block/nvme0c0n1/mq/0/cpu_list", "0, 1\n");
     Write("block/nvme0c0n1/mq/1/cpu_list", "2, 3\n");
     Write("block/loop0/mq/0/cpu_list", "0, 1, 2, 3\n");
@@ -76,6 +79,7 @@ class SysTree : public ::testing::Test {
     std::filesystem::create_directories((root_ / rel).parent_path());
     std::ofstream(root_ / rel) << text;
   }
+  void TearDown() override { std::filesystem::remove_all(root_); }
   std::filesystem::path root_;
 };
 

@@ -6,6 +6,7 @@
 #include "datapath/exposition.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -205,8 +206,10 @@ void Write(const fs::path& p, const std::string& text) {
 }
 
 TEST(DatapathExposition, ReadControllersFromSysfs) {
-  const fs::path root = fs::path(::testing::TempDir()) / "dp_sysfs";
-  fs::remove_all(root);
+  // A directory of its own: ctest runs tests in parallel.
+  std::string tmpl = ::testing::TempDir() + "/dp_sysfs-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const fs::path root = tmpl;
   for (int i : {0, 1}) {
     const fs::path c = root / "class/nvme" / ("nvme" + std::to_string(i));
     Write(c / "transport", "tcp");
@@ -230,6 +233,7 @@ TEST(DatapathExposition, ReadControllersFromSysfs) {
   fs::remove_all(root / "class/nvme/nvme1/state");
   EXPECT_FALSE(
       ReadControllers(root.string(), v.group, &subsystems, &controllers).ok());
+  fs::remove_all(root);
 }
 
 TEST(DatapathExposition, RoutesServeMetricsAndHealth) {
