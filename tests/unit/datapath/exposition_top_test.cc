@@ -2,11 +2,13 @@
 // route's document parsed by ui's snapshot parser, two of them made into a
 // frame (per-path rates and window quantiles from the datapath's
 // histograms, its policy, each path's state and share of the selector's
-// choices, the no-path waits), and that frame's text and JSON.
+// choices, the no-path waits; with the pathwise policy its selector's
+// health, EWMA and weights), and that frame's text and JSON.
 #include <string>
 
 #include "absl/strings/match.h"
 #include "datapath/exposition.h"
+#include "datapath/shared_selector.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ui/frame.h"
@@ -218,6 +220,46 @@ TEST(DatapathTop, AgentSnapshotHasNoDatapath) {
   const nlohmann::json j = ui::FrameToJson(f, "agent");
   EXPECT_FALSE(j.contains("datapath"));
   EXPECT_FALSE(j["paths"][0].contains("datapath"));
+}
+
+// The pathwise policy's selector after one window of reads: ten on path 0
+// at 1 ms, ten on path 1 at 4 ms.
+SelectorView PathwiseSelector() {
+  SharedSelector sel(policy::Policy::kPathwise, {}, 0);
+  PathStates paths(2, RetryPolicy{});
+  sel.Refresh(paths);
+  const policy::IoRequest read{.op = model::OpGroup::kRead, .bytes = 4096};
+  constexpr int64_t kMsNs = 1'000'000;
+  int64_t now = 0;
+  for (int i = 0; i < 10; ++i) {
+    sel.OnSubmit(0, read, now);
+    sel.OnSubmit(1, read, now);
+    sel.OnComplete(0, read, {.now_ns = now + kMsNs, .latency_ns = kMsNs});
+    sel.OnComplete(1, read,
+                   {.now_ns = now + 4 * kMsNs, .latency_ns = 4 * kMsNs});
+    now += 5 * kMsNs;
+  }
+  sel.MaybeTick(1'000 * kMsNs);
+  return sel.View();
+}
+
+TEST(DatapathTop, PathwisePolicyShowsHealthEwmaAndWeight) {
+  DatapathView v = Start();
+  v.policy = policy::Policy::kPathwise;
+  v.selector = PathwiseSelector();
+  const ui::Frame f = ui::BuildFrame(nullptr, Fetch(v));
+  ASSERT_TRUE(f.datapath.has_value());
+  EXPECT_EQ(f.datapath->policy, "pathwise");
+  const ui::PathRow* p0 = Row(f, "nvme0n1");
+  const ui::PathRow* p1 = Row(f, "nvme1n1");
+  ASSERT_NE(p0, nullptr);
+  ASSERT_NE(p1, nullptr);
+  EXPECT_TRUE(p0->health.has_value());
+  ASSERT_TRUE(p0->ewma_read && p1->ewma_read);
+  EXPECT_LT(*p0->ewma_read, *p1->ewma_read);
+  ASSERT_TRUE(p0->weight_read && p1->weight_read);
+  EXPECT_GT(*p0->weight_read, *p1->weight_read);
+  EXPECT_THAT(ui::RenderText(f, {}), HasSubstr("policy pathwise"));
 }
 
 TEST(DatapathTop, MalformedDatapathObjectIsNamed) {
