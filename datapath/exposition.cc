@@ -94,7 +94,57 @@ std::optional<model::Scoring> SelectorScoring(const DatapathView& view) {
   return out;
 }
 
+// The selector's decisions of `view`: each path's choices, state and
+// in-flight commands, the no-path waits.
+model::DatapathReport DecisionsOf(const DatapathView& view) {
+  model::DatapathReport r;
+  r.device = view.device;
+  r.policy = std::string(policy::PolicyName(view.policy));
+  r.requests = view.stats.requests;
+  r.failed_requests = view.stats.failed_requests;
+  r.no_path_waits = view.stats.no_path_waits;
+  r.no_path_timeouts = view.stats.no_path_timeouts;
+  for (size_t i = 0; i < view.group.paths.size(); ++i) {
+    model::DatapathPathReport p;
+    p.path = view.group.paths[i].name;
+    if (i < view.stats.paths.size()) {
+      p.selections = view.stats.paths[i].selections;
+    }
+    const PathStatus st =
+        i < view.status.size() ? view.status[i] : PathStatus{};
+    p.state = st.failed ? model::DatapathPathState::kFailed
+              : !model::AnaAllowsIo(st.ana)
+                  ? model::DatapathPathState::kAnaUnusable
+                  : model::DatapathPathState::kUsable;
+    p.probing = st.failed && st.probing;
+    if (i < view.selector.inflight.size() && view.selector.inflight[i] > 0) {
+      p.inflight = static_cast<uint64_t>(view.selector.inflight[i]);
+    }
+    r.paths.push_back(std::move(p));
+  }
+  return r;
+}
+
 }  // namespace
+
+nlohmann::json DatapathReportToJson(const model::DatapathReport& r) {
+  nlohmann::json paths = nlohmann::json::array();
+  for (const model::DatapathPathReport& p : r.paths) {
+    paths.push_back(
+        {{"name", p.path},
+         {"selections", p.selections},
+         {"state", std::string(exporters::DatapathPathStateLabel(p.state))},
+         {"probing", p.probing},
+         {"inflight", p.inflight}});
+  }
+  return {{"device", r.device},
+          {"policy", r.policy},
+          {"requests", r.requests},
+          {"failed_requests", r.failed_requests},
+          {"no_path_waits", r.no_path_waits},
+          {"no_path_timeouts", r.no_path_timeouts},
+          {"paths", std::move(paths)}};
+}
 
 absl::Status ReadControllers(const std::string& sysfs_root,
                              const NamespaceGroup& g,
@@ -180,6 +230,7 @@ model::Snapshot DatapathSnapshot(const DatapathView& view,
   }
   if (!view.group.paths.empty()) s.head_io[view.device] = std::move(head);
   s.scoring = SelectorScoring(view);
+  s.datapath = DecisionsOf(view);
   s.topology = std::move(topology);
   s.collected_at = absl::Now();
   return s;

@@ -39,6 +39,7 @@
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
 #include "model/topology.h"
+#include "nlohmann/json.hpp"
 #include "policy/policy.h"
 #include "prometheus/metric_family.h"
 
@@ -65,9 +66,16 @@ model::Topology DatapathTopology(
 
 // The snapshot of `view` over `topology` (pure): path and head I/O per op,
 // NVMe errors and failovers per path, ANA states the datapath knows and,
-// once the pathwise selector has scored a window, its scoring.
+// once the pathwise selector has scored a window, its scoring, and the
+// selector's decisions (Snapshot::datapath).
 model::Snapshot DatapathSnapshot(const DatapathView& view,
                                  model::Topology topology);
+
+// The "datapath" object of the datapath's /api/v1/snapshot (pure):
+// {device, policy, requests, failed_requests, no_path_waits,
+// no_path_timeouts, paths: [{name, selections, state (usable, failed,
+// ana_unusable), probing, inflight}]}, counters cumulative.
+nlohmann::json DatapathReportToJson(const model::DatapathReport& report);
 
 // The pathwise_datapath_* families of `view` (pure); per-path families
 // carry the path labels of `topology` (DatapathTopology's).
@@ -84,9 +92,12 @@ absl::Status ReadControllers(const std::string& sysfs_root,
                              std::vector<model::Controller>* controllers);
 
 // /metrics (text, or protobuf with native histograms as the agent
-// negotiates it), /healthz (503 while no path is usable), /livez (200
-// while it answers) and /. `view` is called per scrape (on the
-// server's threads); `sysfs_root` is re-read for controller states.
+// negotiates it), /api/v1/snapshot (the snapshot /metrics is built from,
+// as the agent's SnapshotToJson writes it, plus "datapath":
+// DatapathReportToJson; what `pathwise top --url` reads), /healthz (503 while
+// no path is usable), /livez (200 while it answers) and /. `view` is called per
+// scrape (on the server's threads); `sysfs_root` is re-read for controller
+// states.
 exporters::HttpRoutes DatapathRoutes(
     std::function<DatapathView()> view, std::string sysfs_root,
     exporters::BuildInfo build, exporters::HistogramBuckets buckets,

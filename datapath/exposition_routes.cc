@@ -6,6 +6,7 @@
 #include "datapath/exposition.h"
 #include "exporters/http_routes.h"
 #include "exporters/prometheus_protobuf.h"
+#include "exporters/topology_json.h"
 
 namespace pathwise::datapath {
 namespace {
@@ -20,24 +21,31 @@ bool WantsProtobuf(const exporters::HttpRequest& request) {
   return exporters::PrefersProtobuf(request.accept);
 }
 
-// The exposition of one scrape: the datapath's counters are read at the
-// scrape (they are at most one queue tick, 100 ms, old), the controllers'
+// The snapshot of one request: the datapath's counters are read at the
+// request (they are at most one queue tick, 100 ms, old), the controllers'
 // states re-read from sysfs.
-std::vector<prometheus::MetricFamily> Families(
-    const DatapathView& view, const std::string& sysfs_root,
-    const exporters::BuildInfo& build, exporters::HistogramBuckets buckets) {
+model::Snapshot RequestSnapshot(const DatapathView& view,
+                                const std::string& sysfs_root) {
   std::vector<std::string> subsystems;
   std::vector<model::Controller> controllers;
   const absl::Status read =
       ReadControllers(sysfs_root, view.group, &subsystems, &controllers);
-  model::Topology topology = DatapathTopology(view, subsystems, controllers);
-  model::Snapshot snap = DatapathSnapshot(view, topology);
+  model::Snapshot snap =
+      DatapathSnapshot(view, DatapathTopology(view, subsystems, controllers));
   snap.collectors.push_back({.name = "datapath",
                              .success = read.ok(),
                              .error = std::string(read.message())});
+  return snap;
+}
+
+// The exposition of one scrape.
+std::vector<prometheus::MetricFamily> Families(
+    const DatapathView& view, const std::string& sysfs_root,
+    const exporters::BuildInfo& build, exporters::HistogramBuckets buckets) {
+  model::Snapshot snap = RequestSnapshot(view, sysfs_root);
   std::vector<prometheus::MetricFamily> families =
       exporters::BuildFamilies(&snap, build, {buckets});
-  for (prometheus::MetricFamily& f : DatapathFamilies(view, topology)) {
+  for (prometheus::MetricFamily& f : DatapathFamilies(view, snap.topology)) {
     families.push_back(std::move(f));
   }
   return families;
@@ -64,6 +72,15 @@ exporters::HttpRoutes DatapathRoutes(
                                    protobuf
                                        ? exporters::SerializeProtobuf(families)
                                        : exporters::SerializeText(families)};
+  };
+  // The agent's snapshot document, so that `pathwise top --url` reads the
+  // datapath as it reads an agent, plus what only the datapath decides.
+  routes["/api/v1/snapshot"] = [view, sysfs_root] {
+    const model::Snapshot snap = RequestSnapshot(view(), sysfs_root);
+    nlohmann::json j = exporters::SnapshotToJson(snap);
+    if (snap.datapath) j["datapath"] = DatapathReportToJson(*snap.datapath);
+    return exporters::HttpResponse{200, "application/json",
+                                   exporters::JsonText(j, -1)};
   };
   // Ready while some path is usable: the device then serves I/O.
   routes["/healthz"] = [view] {
@@ -97,6 +114,8 @@ exporters::HttpRoutes DatapathRoutes(
                      build.version, " (", build.revision,
                      ").</p>\n<ul>\n<li><a href=\"/metrics\">/metrics</a>: "
                      "Prometheus metrics</li>\n<li><a "
+                     "href=\"/api/v1/snapshot\">/api/v1/snapshot</a>: "
+                     "the snapshot as JSON (pathwise top --url)</li>\n<li><a "
                      "href=\"/healthz\">/healthz</a>: ready (some path "
                      "usable)</li>\n</ul>\n</body></html>\n")};
   };

@@ -272,6 +272,20 @@ inline absl::string_view NicDirectionLabel(model::NicDirection d) {
   return d == model::NicDirection::kTx ? "tx" : "rx";
 }
 
+// The state of pathwise_datapath_path_state and of the datapath's
+// /api/v1/snapshot.
+constexpr absl::string_view DatapathPathStateLabel(model::DatapathPathState s) {
+  switch (s) {
+    case model::DatapathPathState::kUsable:
+      return "usable";
+    case model::DatapathPathState::kFailed:
+      return "failed";
+    case model::DatapathPathState::kAnaUnusable:
+      return "ana_unusable";
+  }
+  return "unknown";
+}
+
 }  // namespace pathwise::exporters
 
 #endif  // PATHWISE_EXPORTERS_LABELS_H_

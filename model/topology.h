@@ -299,6 +299,37 @@ struct IoReading {
   std::optional<QueueMap> queues;
 };
 
+// Whether the userspace datapath sends I/O to a path: usable, failed
+// (failure handling took it out; probed until it answers) or ANA-unusable
+// (its ANA state allows no I/O).
+enum class DatapathPathState : uint8_t { kUsable, kFailed, kAnaUnusable };
+inline constexpr std::array<DatapathPathState, 3> kAllDatapathPathStates = {
+    DatapathPathState::kUsable, DatapathPathState::kFailed,
+    DatapathPathState::kAnaUnusable};
+
+// One path as the datapath's selector sees it.
+struct DatapathPathReport {
+  std::string path;         // the path's name (nvme1n1)
+  uint64_t selections = 0;  // times the selector chose it (cumulative)
+  DatapathPathState state = DatapathPathState::kUsable;
+  bool probing = false;   // failed and being probed
+  uint64_t inflight = 0;  // commands out on it over all queues
+};
+
+// The userspace datapath's decisions (`pathwise datapath`): its policy,
+// the selector's choices and each path's state, and the block requests
+// that had to wait for a usable path. Only the datapath's snapshots have
+// one; counters are cumulative.
+struct DatapathReport {
+  std::string device;  // the ublk block device (ublkb0)
+  std::string policy;  // as --policy spells it (policy::PolicyName)
+  uint64_t requests = 0;
+  uint64_t failed_requests = 0;
+  uint64_t no_path_waits = 0;     // requests that waited for a usable path
+  uint64_t no_path_timeouts = 0;  // ... and failed after the wait
+  std::vector<DatapathPathReport> paths;  // in the datapath's path order
+};
+
 struct Snapshot : IoReading {
   Topology topology;
   // Path scoring; nullopt when the scoring stage did not run.
@@ -306,6 +337,8 @@ struct Snapshot : IoReading {
   // What the actuators did up to the previous collection (agent::Actuator::
   // Report); nullopt when no actuator is set up.
   std::optional<ActuatorReport> actuator;
+  // The userspace datapath's decisions; nullopt in the agent's snapshots.
+  std::optional<DatapathReport> datapath;
 
   std::vector<CollectorResult> collectors;
   uint64_t topology_changes_total = 0;

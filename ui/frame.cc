@@ -189,6 +189,69 @@ std::string DecisionLine(const model::IopolicyDecision& d) {
   return out;
 }
 
+const model::DatapathPathReport* DatapathPath(
+    const std::optional<model::DatapathReport>& r, absl::string_view path) {
+  if (!r) return nullptr;
+  for (const model::DatapathPathReport& p : r->paths) {
+    if (p.path == path) return &p;
+  }
+  return nullptr;
+}
+
+// The datapath's decisions over the interval: its line, and per path its
+// state, choices and their share.
+void AddDatapath(const model::Snapshot& now, const model::Snapshot* before,
+                 Frame& f) {
+  const model::DatapathReport& d = *now.datapath;
+  const bool interval = before != nullptr;
+  const std::optional<model::DatapathReport> none;
+  const std::optional<model::DatapathReport>& prev =
+      before != nullptr ? before->datapath : none;
+  auto count = [&](uint64_t v, uint64_t model::DatapathReport::*field) {
+    return CountOf(v, interval
+                          ? std::optional<uint64_t>(prev ? (*prev).*field : 0)
+                          : std::nullopt);
+  };
+  DatapathLine line;
+  line.device = d.device;
+  line.policy = d.policy;
+  line.paths = static_cast<int>(d.paths.size());
+  line.requests = count(d.requests, &model::DatapathReport::requests);
+  line.failed_requests =
+      count(d.failed_requests, &model::DatapathReport::failed_requests);
+  line.no_path_waits =
+      count(d.no_path_waits, &model::DatapathReport::no_path_waits);
+  line.no_path_timeouts =
+      count(d.no_path_timeouts, &model::DatapathReport::no_path_timeouts);
+  uint64_t chosen = 0;
+  for (const model::DatapathPathReport& p : d.paths) {
+    line.usable += p.state == model::DatapathPathState::kUsable;
+    PathRow* row = nullptr;
+    for (PathRow& r : f.paths) {
+      if (r.path == p.path) row = &r;
+    }
+    if (row == nullptr) continue;
+    row->datapath_state =
+        absl::StrCat(exporters::DatapathPathStateLabel(p.state),
+                     p.probing ? " probing" : "");
+    const model::DatapathPathReport* b = DatapathPath(prev, p.path);
+    row->selections = CountOf(
+        p.selections, interval ? std::optional<uint64_t>(b ? b->selections : 0)
+                               : std::nullopt);
+    row->inflight = p.inflight;
+    chosen += row->selections->interval;
+  }
+  if (interval && chosen > 0) {
+    for (PathRow& r : f.paths) {
+      if (r.selections) {
+        r.selection_share = static_cast<double>(r.selections->interval) /
+                            static_cast<double>(chosen);
+      }
+    }
+  }
+  f.datapath = std::move(line);
+}
+
 }  // namespace
 
 Frame BuildFrame(const model::Snapshot* earlier, const model::Snapshot& now) {
@@ -251,6 +314,7 @@ Frame BuildFrame(const model::Snapshot* earlier, const model::Snapshot& now) {
   for (const model::Path& p : t.paths) {
     f.paths.push_back(MakePathRow(now, before, r, p));
   }
+  if (now.datapath) AddDatapath(now, before, f);
   for (const model::Controller& c : t.controllers) {
     ControllerRow row = MakeControllerRow(now, before, r != nullptr, c);
     for (const PathRow& p : f.paths) {

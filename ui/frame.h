@@ -59,6 +59,28 @@ struct PathRow {
   // command_error_count.
   std::optional<Count> failovers;
   std::optional<Count> errors;
+  // The userspace datapath only (nullopt for an agent): whether it sends
+  // I/O to the path ("usable", "failed", "failed probing",
+  // "ana_unusable"), and the selector's choices of it with their share of
+  // all its choices over the interval (0-1; nullopt without an interval or
+  // without choices in it).
+  std::optional<std::string> datapath_state;
+  std::optional<Count> selections;
+  std::optional<double> selection_share;
+};
+
+// The userspace datapath's device and policy, its block requests and the
+// requests that had to wait for a usable path (`pathwise datapath`'s
+// snapshot only).
+struct DatapathLine {
+  std::string device;
+  std::string policy;
+  int paths = 0;
+  int usable = 0;  // paths it sends I/O to
+  Count requests;
+  Count failed_requests;
+  Count no_path_waits;
+  Count no_path_timeouts;
 };
 
 struct HeadRow {
@@ -118,6 +140,7 @@ struct Frame {
   // "collector <name>: <error>" for each stage that failed.
   std::vector<std::string> failed_collectors;
   std::vector<SubsystemLine> subsystems;
+  std::optional<DatapathLine> datapath;  // nullopt for an agent
   std::vector<HeadRow> heads;
   std::vector<PathRow> paths;
   std::vector<ControllerRow> controllers;

@@ -26,27 +26,46 @@ json CountJson(const std::optional<Count>& c) {
 }
 
 json PathJson(const PathRow& p) {
-  return {{"subsystem", p.subsystem},
-          {"head", p.head},
-          {"name", p.path},
-          {"controller", p.controller},
-          {"transport", p.transport},
-          {"address", p.address},
-          {"ana_state", p.ana_state},
-          {"controller_state", p.controller_state},
-          {"health",
-           p.health ? json(std::string(exporters::PathHealthLabel(*p.health)))
-                    : json(nullptr)},
-          {"read", Window(p.read)},
-          {"write", Window(p.write)},
-          {"inflight", p.inflight ? json(*p.inflight) : json(nullptr)},
-          {"latency_ewma_seconds",
-           {{"read", Opt(p.ewma_read)}, {"write", Opt(p.ewma_write)}}},
-          {"weight",
-           {{"read", p.weight_read ? json(*p.weight_read) : json(nullptr)},
-            {"write", p.weight_write ? json(*p.weight_write) : json(nullptr)}}},
-          {"failovers", CountJson(p.failovers)},
-          {"errors", CountJson(p.errors)}};
+  json j = {
+      {"subsystem", p.subsystem},
+      {"head", p.head},
+      {"name", p.path},
+      {"controller", p.controller},
+      {"transport", p.transport},
+      {"address", p.address},
+      {"ana_state", p.ana_state},
+      {"controller_state", p.controller_state},
+      {"health", p.health
+                     ? json(std::string(exporters::PathHealthLabel(*p.health)))
+                     : json(nullptr)},
+      {"read", Window(p.read)},
+      {"write", Window(p.write)},
+      {"inflight", p.inflight ? json(*p.inflight) : json(nullptr)},
+      {"latency_ewma_seconds",
+       {{"read", Opt(p.ewma_read)}, {"write", Opt(p.ewma_write)}}},
+      {"weight",
+       {{"read", p.weight_read ? json(*p.weight_read) : json(nullptr)},
+        {"write", p.weight_write ? json(*p.weight_write) : json(nullptr)}}},
+      {"failovers", CountJson(p.failovers)},
+      {"errors", CountJson(p.errors)}};
+  // The datapath's snapshot only: an agent's paths keep their fields.
+  if (p.datapath_state) {
+    j["datapath"] = {{"state", *p.datapath_state},
+                     {"selections", CountJson(p.selections)},
+                     {"selection_share", Opt(p.selection_share)}};
+  }
+  return j;
+}
+
+json DatapathJson(const DatapathLine& d) {
+  return {{"device", d.device},
+          {"policy", d.policy},
+          {"paths", d.paths},
+          {"usable_paths", d.usable},
+          {"requests", CountJson(d.requests)},
+          {"failed_requests", CountJson(d.failed_requests)},
+          {"no_path_waits", CountJson(d.no_path_waits)},
+          {"no_path_timeouts", CountJson(d.no_path_timeouts)}};
 }
 
 json HeadJson(const HeadRow& h) {
@@ -104,21 +123,23 @@ json FrameToJson(const Frame& f, const std::string& source) {
                        {"read", Window(d.read)},
                        {"write", Window(d.write)}});
   }
-  return {{"source", source},
-          {"generation", f.generation},
-          {"collected_at",
-           f.collected_at == absl::InfinitePast()
-               ? json(nullptr)
-               : json(absl::FormatTime(absl::RFC3339_full, f.collected_at,
-                                       absl::UTCTimeZone()))},
-          {"interval_seconds", f.interval_seconds},
-          {"io_source", std::string(exporters::IoSourceLabel(f.io_source))},
-          {"failed_collectors", f.failed_collectors},
-          {"subsystems", subs},
-          {"heads", heads},
-          {"paths", paths},
-          {"controllers", ctrls},
-          {"devices", devices}};
+  json out = {{"source", source},
+              {"generation", f.generation},
+              {"collected_at",
+               f.collected_at == absl::InfinitePast()
+                   ? json(nullptr)
+                   : json(absl::FormatTime(absl::RFC3339_full, f.collected_at,
+                                           absl::UTCTimeZone()))},
+              {"interval_seconds", f.interval_seconds},
+              {"io_source", std::string(exporters::IoSourceLabel(f.io_source))},
+              {"failed_collectors", f.failed_collectors},
+              {"subsystems", subs},
+              {"heads", heads},
+              {"paths", paths},
+              {"controllers", ctrls},
+              {"devices", devices}};
+  if (f.datapath) out["datapath"] = DatapathJson(*f.datapath);
+  return out;
 }
 
 }  // namespace pathwise::ui

@@ -21,7 +21,10 @@ namespace pathwise::ui {
 //  inflight, latency_ewma_seconds {read, write}, weight {read, write},
 //  failovers, errors}], "controllers": [...], "devices": [...]}
 // where read/write are {iops, mib_per_second, p50_seconds, p99_seconds,
-// mean_seconds}.
+// mean_seconds}. From the userspace datapath's snapshot also "datapath":
+// {device, policy, paths, usable_paths, requests, failed_requests,
+// no_path_waits, no_path_timeouts} and, per path, "datapath": {state,
+// selections, selection_share (0-1 of the interval's choices, or null)}.
 nlohmann::json FrameToJson(const Frame& frame, const std::string& source);
 
 }  // namespace pathwise::ui

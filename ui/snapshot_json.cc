@@ -353,6 +353,34 @@ void ParseHeader(const json& j, model::Snapshot& snap) {
   }
 }
 
+// The userspace datapath's "datapath" object (absent in an agent's
+// snapshot).
+void ParseDatapath(const json& j, model::Snapshot& snap) {
+  const json* d = OptObject(j, "datapath");
+  if (d == nullptr) return;
+  const std::string w = "datapath";
+  model::DatapathReport r;
+  r.device = Str(*d, "device", w);
+  r.policy = Str(*d, "policy", w);
+  r.requests = U64(*d, "requests", w);
+  r.failed_requests = U64(*d, "failed_requests", w);
+  r.no_path_waits = U64(*d, "no_path_waits", w);
+  r.no_path_timeouts = U64(*d, "no_path_timeouts", w);
+  const json& paths = Array(*d, "paths", w);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string pw = absl::StrCat(w, ".paths[", i, "]");
+    model::DatapathPathReport p;
+    p.path = Str(paths[i], "name", pw);
+    p.selections = U64(paths[i], "selections", pw);
+    p.state = LabelOrBad(paths[i], "state", pw, model::kAllDatapathPathStates,
+                         exporters::DatapathPathStateLabel);
+    p.probing = Bool(paths[i], "probing", pw);
+    p.inflight = U64(paths[i], "inflight", pw);
+    r.paths.push_back(std::move(p));
+  }
+  snap.datapath = std::move(r);
+}
+
 }  // namespace
 
 absl::StatusOr<model::Snapshot> SnapshotFromJson(const json& j) {
@@ -375,6 +403,7 @@ absl::StatusOr<model::Snapshot> SnapshotFromJson(const json& j) {
     ParseSampler(j, snap);
     ParseProbes(j, snap);
     ParseScoring(j, snap);
+    ParseDatapath(j, snap);
   } catch (const FieldError& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("malformed pathwise snapshot: ", e.what()));

@@ -9,7 +9,9 @@
 //
 // What the document does not carry is left at its default: the actuator's
 // mode and decision counts (only each subsystem's last decision is in it),
-// the paths' sample age in the topology tree (it is in "scoring").
+// the paths' sample age in the topology tree (it is in "scoring"). The
+// userspace datapath's snapshot (`pathwise datapath`'s /api/v1/snapshot)
+// also has "datapath", its selector's decisions: Snapshot::datapath.
 #ifndef PATHWISE_UI_SNAPSHOT_JSON_H_
 #define PATHWISE_UI_SNAPSHOT_JSON_H_
 

@@ -122,6 +122,9 @@ std::string Mib(const Frame& f, double v) {
 
 LineStyle PathStyle(const PathRow& p) {
   if (p.health == model::PathHealth::kFailed) return LineStyle::kBad;
+  if (p.datapath_state && p.datapath_state->starts_with("failed")) {
+    return LineStyle::kBad;
+  }
   if (p.ana_state == "inaccessible" || p.ana_state == "persistent-loss") {
     return LineStyle::kBad;
   }
@@ -161,6 +164,33 @@ Row PathCells(const Frame& f, const PathRow& p, bool indent) {
           PathStyle(p)};
 }
 
+// With the datapath's snapshot, two columns after ANA: whether it sends
+// I/O to the path, and the path's share of its selector's choices over the
+// interval (kept before the write columns on a narrow terminal).
+constexpr size_t kDatapathColumnsAt = 3;
+const std::vector<Column>& DatapathPathColumns() {
+  static const auto* cols = [] {
+    auto* c = new std::vector<Column>(PathColumns());
+    c->insert(c->begin() + kDatapathColumnsAt,
+              {{"DP-STATE", 1, true}, {"SEL%", 5, false}});
+    return c;
+  }();
+  return *cols;
+}
+
+std::string Share(const PathRow& p) {
+  if (!p.selection_share) return "-";
+  return absl::StrFormat("%.0f%%", *p.selection_share * 100);
+}
+
+// `r` with the datapath's cells of `p` (empty for a head's line).
+Row WithDatapathCells(Row r, const PathRow* p) {
+  r.cells.insert(
+      r.cells.begin() + kDatapathColumnsAt,
+      {p ? Clean(p->datapath_state.value_or("-")) : "", p ? Share(*p) : ""});
+  return r;
+}
+
 // A head's own line above its paths: its I/O and how many of its paths are
 // not healthy.
 Row HeadCells(const Frame& f, const HeadRow& h) {
@@ -193,18 +223,24 @@ Row HeadCells(const Frame& f, const HeadRow& h) {
 
 void PathTable(const Frame& f, const TextOptions& o, std::vector<Line>& out) {
   std::vector<Row> rows;
+  const bool dp = f.datapath.has_value();
+  auto path_row = [&](const PathRow& p, bool indent) {
+    Row r = PathCells(f, p, indent);
+    return dp ? WithDatapathCells(std::move(r), &p) : r;
+  };
   if (o.sort == SortKey::kName) {
     // The tree: each head, then its paths (the frame keeps name order).
     for (const HeadRow& h : f.heads) {
-      rows.push_back(HeadCells(f, h));
+      Row head = HeadCells(f, h);
+      rows.push_back(dp ? WithDatapathCells(std::move(head), nullptr) : head);
       for (const PathRow& p : f.paths) {
-        if (p.head == h.head) rows.push_back(PathCells(f, p, true));
+        if (p.head == h.head) rows.push_back(path_row(p, true));
       }
     }
   } else {
-    for (const PathRow& p : f.paths) rows.push_back(PathCells(f, p, false));
+    for (const PathRow& p : f.paths) rows.push_back(path_row(p, false));
   }
-  Table(PathColumns(), rows, o.width, out);
+  Table(dp ? DatapathPathColumns() : PathColumns(), rows, o.width, out);
   if (f.paths.empty()) {
     out.push_back({Cut(f.devices.empty()
                            ? "(no NVMe paths)"
@@ -266,6 +302,24 @@ void DeviceTable(const Frame& f, const TextOptions& o, std::vector<Line>& out) {
              "--devices=nvme or without the eBPF sampler)",
              o.width)});
   }
+}
+
+// The datapath's line under the subsystems': its policy, how many paths
+// it sends I/O to, its requests and those that waited for a path.
+Line DatapathText(const DatapathLine& d, int width) {
+  std::string text = absl::StrCat(
+      "datapath ", Clean(d.device), "  policy ", Clean(d.policy), "  usable ",
+      d.usable, "/", d.paths, "  no-path waits ", FormatCount(d.no_path_waits),
+      " timeouts ", FormatCount(d.no_path_timeouts), "  requests ",
+      FormatCount(d.requests), " failed ", FormatCount(d.failed_requests));
+  LineStyle style = LineStyle::kNormal;
+  if (d.usable == 0) {
+    style = LineStyle::kBad;
+  } else if (d.usable < d.paths || d.no_path_waits.interval > 0 ||
+             d.failed_requests.interval > 0) {
+    style = LineStyle::kWarn;
+  }
+  return {Cut(std::move(text), width), style};
 }
 
 std::string Title(const Frame& f, const TextOptions& o) {
@@ -346,6 +400,7 @@ std::vector<Line> RenderLines(const Frame& f, const TextOptions& o) {
           {Cut(absl::StrCat("  actuator ", Clean(s.decision)), o.width)});
     }
   }
+  if (f.datapath) out.push_back(DatapathText(*f.datapath, o.width));
   switch (o.view) {
     case View::kPaths:
       PathTable(f, o, out);

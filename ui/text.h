@@ -1,9 +1,11 @@
 // The text layout of a `pathwise top` frame: a title line, one line per
 // subsystem (iopolicy, the advisor's recommendation, the actuator's last
-// decision), then a fixed-width table of paths (grouped under their heads
-// when sorted by name), controllers or other block devices. It fits a given
-// width: columns are hidden by priority (the path, its health and ANA
-// state, read IOPS and p99 stay longest) and what still does not fit is
+// decision), the userspace datapath's line when the snapshots are its
+// (policy, usable paths, requests that waited for a path; its paths then
+// have DP-STATE and SEL% columns), then a fixed-width table of paths (grouped
+// under their heads when sorted by name), controllers or other block devices.
+// It fits a given width: columns are hidden by priority (the path, its health
+// and ANA state, read IOPS and p99 stay longest) and what still does not fit is
 // cut. `--once` prints it; the curses front end draws the same lines.
 #ifndef PATHWISE_UI_TEXT_H_
 #define PATHWISE_UI_TEXT_H_
