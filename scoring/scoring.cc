@@ -186,6 +186,15 @@ BestEwma UpdateWeights(std::vector<PathScore>& paths) {
   return best;
 }
 
+// Whether a path's EWMA in op group g still speaks for the path: an EWMA
+// nothing has refreshed for idle_windows windows (the reads came back, the
+// one slow write of the bad minute did not) is history, and must not hold
+// the path degraded, or the head asymmetric, for ever.
+bool Fresh(const PathScore& p, int g, const Config& config) {
+  return p.age_windows[g].has_value() &&
+         *p.age_windows[g] < static_cast<uint64_t>(config.idle_windows);
+}
+
 // Health of one path at the end of a window, with its hysteresis streaks
 // (see the header comment for the rules and their order).
 void UpdateHealth(PathScore& p, const PathWindow& w, const BestEwma& best,
@@ -193,6 +202,7 @@ void UpdateHealth(PathScore& p, const PathWindow& w, const BestEwma& best,
   bool over_ratio = false;
   for (int g = 0; g < model::kOpGroupCount; ++g) {
     if (p.usable && best[g].has_value() && p.ewma_ns[g].has_value() &&
+        Fresh(p, g, config) &&
         static_cast<double>(*p.ewma_ns[g]) >=
             config.degraded_ratio * static_cast<double>(*best[g])) {
       over_ratio = true;
@@ -246,7 +256,9 @@ HeadSummary HeadScorer::Summary() const {
     std::optional<uint64_t> lo, hi;
     int with = 0;
     for (const PathScore& p : paths_) {
-      if (!p.usable || !p.ewma_ns[g].has_value()) continue;
+      if (!p.usable || !p.ewma_ns[g].has_value() || !Fresh(p, g, config_)) {
+        continue;
+      }
       ++with;
       const uint64_t e = *p.ewma_ns[g];
       if (!lo.has_value() || e < *lo) lo = e;

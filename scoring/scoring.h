@@ -34,7 +34,9 @@
 //   failed    the path is not usable (see IsUsable: ANA inaccessible,
 //             persistent-loss or change, or its controller is not live).
 //   degraded  (a) in some op group its EWMA >= degraded_ratio x the best
-//             usable sibling's EWMA for degraded_windows consecutive windows,
+//             usable sibling's EWMA for degraded_windows consecutive windows
+//             (a group the path has not sampled for idle_windows windows
+//             no longer counts, here or in the head's imbalance),
 //             or (b) failovers or path errors occurred in this window.
 //             Once degraded (or failed), a path stays degraded until
 //             recover_windows consecutive clean windows (usable, neither (a)'s

@@ -4,8 +4,10 @@
 # running,
 #  - within 3 s of a 30 ms delay on path 0: path 0 degraded, its read weight
 #    <= 6 and path 1's >= 58, the advisor says queue-depth;
-#  - within 10 s of clearing it: the read weights rebalance (path 0 >= 24)
-#    and path 0 is healthy again;
+#  - within 20 s of clearing it: the read weights rebalance (path 0 >= 24)
+#    and path 0 is healthy again (10 s when only reads went out; a write or
+#    flush during the delay holds that group's EWMA until it is
+#    idle_windows old, then recover_windows clean windows: 15 windows);
 #  - ANA inaccessible on path 0: failed, weight 0.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/bpf_lib.sh"
@@ -128,7 +130,7 @@ within delay 3 '[[ $H0 == degraded && $ADV == queue-depth ]] && ((W0 <= 6 && W1 
 metrics_agree delay '[[ $H0 == degraded && $ADV == queue-depth ]] && ((W0 <= 6 && W1 >= 58))'
 
 fault clear tb_path_clear 0
-within clear 10 '[[ $H0 == healthy ]] && ((W0 >= 24 && W1 <= 40))'
+within clear 20 '[[ $H0 == healthy ]] && ((W0 >= 24 && W1 <= 40))'
 metrics_agree clear '[[ $H0 == healthy ]] && ((W0 >= 24 && W1 <= 40))'
 
 fault ana tb_path_ana 0 inaccessible
