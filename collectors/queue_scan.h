@@ -1,9 +1,9 @@
 // Reads what the queue map joins (collectors/queue_map.h): the NVMe/TCP
 // controllers and their hardware contexts from sysfs, every established TCP
 // socket with its tcp_info from sock_diag, the interfaces' addresses, the
-// network devices' queues and XPS/RPS masks from sysfs, and the IRQs with
-// their affinities from procfs. The BPF part, if any, is added by the
-// caller (RawQueueScan::bpf).
+// network devices' queues and XPS/RPS masks from sysfs and their channel
+// counts (SIOCETHTOOL), and the IRQs with their affinities from procfs. The BPF
+// part, if any, is added by the caller (RawQueueScan::bpf).
 #ifndef PATHWISE_COLLECTORS_QUEUE_SCAN_H_
 #define PATHWISE_COLLECTORS_QUEUE_SCAN_H_
 
