@@ -149,6 +149,8 @@ model::Netdev MatchNetdevIrqs(const RawNetdev& raw,
   d.driver = raw.driver;
   d.tx = raw.tx;
   d.rx = raw.rx;
+  d.channels = raw.channels;
+  d.channels_unknown = raw.channels_unknown;
   auto set = [](std::vector<model::NicQueue>& qs, int index, int irq) {
     for (model::NicQueue& q : qs) {
       if (q.index == index && !q.irq) q.irq = irq;

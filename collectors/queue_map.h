@@ -30,6 +30,8 @@ struct RawNetdev {
   std::string bus_device;           // basename of device ("virtio0", a PCI BDF)
   std::vector<model::NicQueue> tx;  // steering read, irq unset
   std::vector<model::NicQueue> rx;
+  std::optional<model::NicChannels> channels;  // ReadNicChannels
+  std::string channels_unknown;                // why channels is absent
 };
 
 struct InterfaceAddress {

@@ -2,13 +2,18 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <linux/ethtool.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -121,7 +126,8 @@ std::vector<model::NicQueue> ReadNicQueues(const SysfsReader& sys,
   return out;
 }
 
-std::vector<RawNetdev> ReadNetdevs(const SysfsReader& sys) {
+std::vector<RawNetdev> ReadNetdevs(const QueueScanRoots& roots,
+                                   const SysfsReader& sys) {
   std::vector<RawNetdev> out;
   absl::StatusOr<std::vector<std::string>> names = sys.ListDir("class/net");
   if (!names.ok()) return out;
@@ -139,6 +145,16 @@ std::vector<RawNetdev> ReadNetdevs(const SysfsReader& sys) {
     d.bus_device = LinkBase(sys, absl::StrCat("class/net/", name, "/device"));
     d.tx = ReadNicQueues(sys, name, "tx-", "xps_cpus");
     d.rx = ReadNicQueues(sys, name, "rx-", "rps_cpus");
+    if (roots.channels) {
+      absl::StatusOr<model::NicChannels> ch = roots.channels(name);
+      if (ch.ok()) {
+        d.channels = *ch;
+      } else {
+        d.channels_unknown = std::string(ch.status().message());
+      }
+    } else {
+      d.channels_unknown = "not read";
+    }
     out.push_back(std::move(d));
   }
   return out;
@@ -231,6 +247,48 @@ absl::Status DumpFamily(int fd, uint8_t family,
 
 }  // namespace
 
+absl::StatusOr<model::NicChannels> ReadNicChannels(const std::string& ifname) {
+  if (ifname.empty() || ifname.size() >= IFNAMSIZ ||
+      ifname.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", ifname, "\" is no network device name"));
+  }
+  // Any socket carries SIOCETHTOOL to the device; a host without IPv4
+  // still has netlink.
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return absl::ErrnoToStatus(errno, "socket for SIOCETHTOOL");
+  ethtool_channels ch{};
+  ch.cmd = ETHTOOL_GCHANNELS;
+  ifreq ifr{};
+  std::memcpy(ifr.ifr_name, ifname.data(), ifname.size());
+  ifr.ifr_data = reinterpret_cast<char*>(&ch);
+  const int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+  const int err = errno;
+  close(fd);
+  if (rc != 0 && err == EOPNOTSUPP) {
+    return absl::UnimplementedError(absl::StrCat(
+        ifname, ": the driver reports no channels (ETHTOOL_GCHANNELS)"));
+  }
+  if (rc != 0) {
+    return absl::ErrnoToStatus(err,
+                               absl::StrCat(ifname, ": ETHTOOL_GCHANNELS"));
+  }
+  auto to_int = [](uint32_t v) {
+    return static_cast<int>(std::min<uint32_t>(v, INT_MAX));
+  };
+  return model::NicChannels{
+      .max_rx = to_int(ch.max_rx),
+      .max_tx = to_int(ch.max_tx),
+      .max_other = to_int(ch.max_other),
+      .max_combined = to_int(ch.max_combined),
+      .rx = to_int(ch.rx_count),
+      .tx = to_int(ch.tx_count),
+      .other = to_int(ch.other_count),
+      .combined = to_int(ch.combined_count),
+  };
+}
+
 absl::StatusOr<std::vector<model::TcpSocket>> DumpTcpSockets() {
   const int fd =
       socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
@@ -261,7 +319,7 @@ RawQueueScan ScanQueues(const QueueScanRoots& roots) {
     raw.sockets_error = std::string(sockets.status().message());
   }
   raw.addresses = ReadAddresses();
-  raw.netdevs = ReadNetdevs(sys);
+  raw.netdevs = ReadNetdevs(roots, sys);
   raw.irqs = ReadQueueIrqs(roots, raw.netdevs);
   return raw;
 }

@@ -1,12 +1,13 @@
 // Reads what the queue map joins (collectors/queue_map.h): the NVMe/TCP
 // controllers and their hardware contexts from sysfs, every established TCP
 // socket with its tcp_info from sock_diag, the interfaces' addresses, the
-// network devices' queues and XPS/RPS masks from sysfs, and the IRQs with
-// their affinities from procfs. The BPF part, if any, is added by the
-// caller (RawQueueScan::bpf).
+// network devices' queues and XPS/RPS masks from sysfs and their channel
+// counts (SIOCETHTOOL), and the IRQs with their affinities from procfs. The BPF
+// part, if any, is added by the caller (RawQueueScan::bpf).
 #ifndef PATHWISE_COLLECTORS_QUEUE_SCAN_H_
 #define PATHWISE_COLLECTORS_QUEUE_SCAN_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,20 @@
 
 namespace pathwise::collectors {
 
+// The channel counts of the network device named `ifname` in this
+// network namespace: ETHTOOL_GCHANNELS through the SIOCETHTOOL ioctl, what
+// `ethtool -l` shows, without the ethtool binary. Unimplemented when the
+// driver reports no channels (lo; veth before 5.6), NotFound when there is
+// no such device, InvalidArgument for a name no device can have.
+absl::StatusOr<model::NicChannels> ReadNicChannels(const std::string& ifname);
+
 struct QueueScanRoots {
   std::string sysfs = "/sys";
   std::string procfs = "/proc";
+  // Asked for each device's channels: the live kernel's by default, which
+  // a scan of a copied tree (whose devices are not this host's) replaces.
+  std::function<absl::StatusOr<model::NicChannels>(const std::string&)>
+      channels = ReadNicChannels;
 };
 
 // Every part that cannot be read is left empty with the reason in the

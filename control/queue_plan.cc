@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -40,6 +42,28 @@ const model::NicQueue* QueueAt(const std::vector<model::NicQueue>& qs,
     if (q.index == index) return &q;
   }
   return nullptr;
+}
+
+// How many queue pairs `ethtool -L` can give a device: its combined
+// channels, or for a driver with only separate ones, RX and TX channels.
+struct ChannelLimit {
+  bool combined = true;
+  int max = 0;
+};
+
+std::optional<ChannelLimit> LimitOf(const model::Netdev& d) {
+  if (!d.channels) return std::nullopt;
+  const model::NicChannels& c = *d.channels;
+  if (c.max_combined > 0) return ChannelLimit{true, c.max_combined};
+  const int separate = std::min(c.max_rx, c.max_tx);
+  if (separate > 0) return ChannelLimit{false, separate};
+  return std::nullopt;  // reports no channel it could set
+}
+
+std::string ChannelCommand(const std::string& dev, const ChannelLimit& l,
+                           int n) {
+  return l.combined ? absl::StrCat("ethtool -L ", dev, " combined ", n)
+                    : absl::StrCat("ethtool -L ", dev, " rx ", n, " tx ", n);
 }
 
 // One I/O queue's flow with a known qid and io_cpu.
@@ -167,6 +191,64 @@ struct Planner {
     if (q) Insert(xps[{d.name, *q}], cpu);
   }
 
+  // More channels where the device can have them, else (or instead) fewer
+  // I/O queues: `ethtool -L` beyond the driver's maximum is refused.
+  void Oversubscribed(const model::QueueMismatch& x) {
+    const model::Netdev* d = model::FindNetdev(m, x.netdev);
+    const std::string has =
+        absl::StrCat(x.controller, " has ", x.io_queues, " I/O queues but ",
+                     x.netdev, " ", x.nic_queues, " queue pairs");
+    // The queue count the reconnect step asks for: what the device has,
+    // or what it will have after the channel step.
+    int reconnect = x.nic_queues;
+    std::string reconnect_why =
+        absl::StrCat("or fewer I/O queues: one per queue pair of ", x.netdev);
+    // A virtual device's queues are fixed when it is created.
+    if (d != nullptr && !d->driver.empty()) {
+      const std::optional<ChannelLimit> limit = LimitOf(*d);
+      if (!limit) {
+        Add(absl::StrCat("ethtool -L ", x.netdev, " combined ", x.io_queues),
+            absl::StrCat(has,
+                         ": more channels give each its own (its channel "
+                         "maximum is unknown: ",
+                         d->channels ? "it reports no channel count it "
+                                       "can set"
+                         : d->channels_unknown.empty() ? "not read"
+                                                       : d->channels_unknown,
+                         "; ethtool refuses more than the NIC has, then "
+                         "fewer I/O queues is the step)"));
+      } else if (limit->max >= x.io_queues) {
+        Add(ChannelCommand(x.netdev, *limit, x.io_queues),
+            absl::StrCat(has, ": more channels give each its own (", x.netdev,
+                         " takes up to ", limit->max, ")"));
+      } else {
+        const std::string short_of =
+            absl::StrCat(x.netdev, " takes at most ", limit->max, " ",
+                         limit->combined ? "combined" : "RX/TX",
+                         " channels, fewer than the ", x.io_queues,
+                         " I/O queues of ", x.controller);
+        if (limit->max > x.nic_queues) {
+          Add(ChannelCommand(x.netdev, *limit, limit->max),
+              absl::StrCat(has, ": ", short_of,
+                           "; its maximum lessens the sharing, and with the "
+                           "reconnect below ends it"));
+          reconnect = limit->max;
+          reconnect_why =
+              absl::StrCat("fewer I/O queues, one per channel of ", x.netdev,
+                           " after the step above: ", short_of,
+                           ", so more channels alone cannot end the sharing");
+        } else {
+          reconnect_why = absl::StrCat(
+              "fewer I/O queues, one per queue pair of ", x.netdev, ": ",
+              short_of, " and has them all, so no channel step can help");
+        }
+      }
+    }
+    Add(absl::StrCat("nvme connect ... --nr-io-queues=", reconnect,
+                     "  # reconnect ", x.controller),
+        std::move(reconnect_why));
+  }
+
   // One mask per queue: every io_cpu whose flows should use it.
   void Flush(std::map<std::pair<std::string, int>, model::CpuSet>& masks,
              bool tx) {
@@ -242,20 +324,9 @@ std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
   p.Flush(p.rps, /*tx=*/false);
   p.Flush(p.xps, /*tx=*/true);
   for (const model::QueueMismatch& x : m.mismatches) {
-    if (x.kind != model::QueueMismatchKind::kOversubscribed) continue;
-    const model::Netdev* d = model::FindNetdev(m, x.netdev);
-    // A virtual device's queues are fixed when it is created.
-    if (d != nullptr && !d->driver.empty()) {
-      p.Add(absl::StrCat("ethtool -L ", x.netdev, " combined ", x.io_queues),
-            absl::StrCat(x.controller, " has ", x.io_queues, " I/O queues but ",
-                         x.netdev, " ", x.nic_queues,
-                         " queue pairs: more channels give each its own (where "
-                         "the NIC has them)"));
+    if (x.kind == model::QueueMismatchKind::kOversubscribed) {
+      p.Oversubscribed(x);
     }
-    p.Add(
-        absl::StrCat("nvme connect ... --nr-io-queues=", x.nic_queues,
-                     "  # reconnect ", x.controller),
-        absl::StrCat("or fewer I/O queues: one per queue pair of ", x.netdev));
   }
   return std::move(p.steps);
 }

@@ -26,7 +26,11 @@ std::string CpuMask(const model::CpuSet& cpus);
 // the device has one and several RX queues; else the RX IRQ's affinity;
 // RPS on a device without IRQs) and its transmit (XPS: the io_cpu on the
 // TX queue whose IRQ is there, or the one it uses); per over-subscribed
-// controller, fewer I/O queues or more channels. `notes` gets what the
+// controller, more channels up to the device's maximum (`ethtool -L`, left
+// out where the maximum is reached; kept with the maximum said unknown
+// where the driver does not report it) and fewer I/O queues (as many as
+// the device has, or will have after the channel step, queue pairs).
+// `notes` gets what the
 // plan cannot cover and why (unknown qids without BPF, ...).
 std::vector<PlanStep> BuildQueuePlan(const model::QueueMap& m,
                                      std::vector<std::string>* notes);

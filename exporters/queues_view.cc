@@ -87,6 +87,20 @@ json FlowJson(const model::TcpQueueFlow& f, const model::Netdev* d) {
           {"rx_irq_cpus", rx.cpus}};
 }
 
+// `ethtool -l`: the counts set now and the driver's maxima; null when the
+// driver does not report them (channels_unknown says why).
+json ChannelsJson(const std::optional<model::NicChannels>& c) {
+  if (!c) return nullptr;
+  return {{"combined", c->combined},
+          {"max_combined", c->max_combined},
+          {"rx", c->rx},
+          {"max_rx", c->max_rx},
+          {"tx", c->tx},
+          {"max_tx", c->max_tx},
+          {"other", c->other},
+          {"max_other", c->max_other}};
+}
+
 json NicQueuesJson(const std::vector<model::NicQueue>& qs, const char* mask) {
   json out = json::array();
   for (const model::NicQueue& q : qs) {
@@ -196,6 +210,16 @@ void NetdevText(const model::Netdev& d, std::string& out) {
   if (!d.irq_unknown.empty()) {
     absl::StrAppend(&out, "  IRQs: ", d.irq_unknown, "\n");
   }
+  if (d.channels) {
+    // As `ethtool -l`: what is set now, then the most the driver takes.
+    const model::NicChannels& c = *d.channels;
+    absl::StrAppend(&out, "  channels: combined ", c.combined, " of max ",
+                    c.max_combined, ", rx ", c.rx, " of ", c.max_rx, ", tx ",
+                    c.tx, " of ", c.max_tx, ", other ", c.other, " of ",
+                    c.max_other, "\n");
+  } else if (!d.channels_unknown.empty()) {
+    absl::StrAppend(&out, "  channels: ? (", d.channels_unknown, ")\n");
+  }
   auto queues = [&](const std::vector<model::NicQueue>& qs, const char* kind,
                     const char* mask) {
     for (const model::NicQueue& q : qs) {
@@ -273,6 +297,8 @@ nlohmann::json QueueMapToJson(const model::QueueMap& m) {
                        {"ifindex", d.ifindex},
                        {"driver", d.driver},
                        {"irq_unknown", d.irq_unknown},
+                       {"channels", ChannelsJson(d.channels)},
+                       {"channels_unknown", d.channels_unknown},
                        {"tx", NicQueuesJson(d.tx, "xps_cpus")},
                        {"rx", NicQueuesJson(d.rx, "rps_cpus")},
                        {"irqs", irqs}});

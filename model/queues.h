@@ -75,6 +75,21 @@ struct Irq {
   friend bool operator==(const Irq&, const Irq&) = default;
 };
 
+// A device's channels as `ethtool -l` shows them (ETHTOOL_GCHANNELS): the
+// most the driver can set and what is set now. A channel is an IRQ with
+// its queues: `combined` ones serve one RX and one TX queue.
+struct NicChannels {
+  int max_rx = 0;
+  int max_tx = 0;
+  int max_other = 0;
+  int max_combined = 0;
+  int rx = 0;
+  int tx = 0;
+  int other = 0;
+  int combined = 0;
+  friend bool operator==(const NicChannels&, const NicChannels&) = default;
+};
+
 struct Netdev {
   std::string name;
   int ifindex = 0;
@@ -85,6 +100,10 @@ struct Netdev {
   // Why IRQs were not matched to queues ("veth has no IRQs", ...), "" if
   // they were.
   std::string irq_unknown;
+  // Absent when the driver does not report them (no get_channels, e.g.
+  // veth before 5.6) or the query failed; channels_unknown says why.
+  std::optional<NicChannels> channels;
+  std::string channels_unknown;
   friend bool operator==(const Netdev&, const Netdev&) = default;
 };
 

@@ -224,5 +224,17 @@ expect_eq "after: ${TB_CTRLS[1]} over-subscribed (4 I/O queues, 2 queue pairs)" 
   "[[4,2]]"
 "$pw" queues --plan >"$TB_OUT/plan-after.txt" || fail "pathwise queues --plan (after)"
 grep -q "nr-io-queues=2" "$TB_OUT/plan-after.txt" || fail "plan: $(cat "$TB_OUT/plan-after.txt")"
+# Channels: the plan never asks `ethtool -L` for more than the NIC takes,
+# its queue pairs (QEMU's queues=, the veth's count; sysfs shows them all);
+# the virtio-net NICs report that maximum (ETHTOOL_GCHANNELS) in the map.
+pairs=$(ls -d /sys/class/net/tbh1/queues/rx-* | wc -l)
+for want in $(grep -o 'ethtool -L [^ ]* combined [0-9]*' "$TB_OUT/plan-after.txt" | awk '{ print $NF }'); do
+  ((want <= pairs)) ||
+    fail "plan: ethtool -L asks for $want channels, the NIC has $pairs: $(cat "$TB_OUT/plan-after.txt")"
+done
+if [[ $TB_NIC == virtio ]]; then
+  expect_eq "after: max combined channels of tbh*" \
+    "$(jq -c '[.netdevs[].channels.max_combined] | unique' "$j")" "[$pairs]"
+fi
 if [[ $TB_NIC == virtio ]]; then check_shared "$j" 1; fi
 pass "queue map matches ss, sysfs and /proc/interrupts, before and after a reconnect"

@@ -246,8 +246,14 @@ TEST_F(ScanTree, ReadsControllersQueuesAndIrqs) {
   Write("proc/irq/25/effective_affinity_list", "1\n");
   Write("proc/irq/26/smp_affinity_list", "0-1\n");
 
-  RawQueueScan raw =
-      ScanQueues({(root_ / "sys").string(), (root_ / "proc").string()});
+  std::vector<std::string> asked;
+  RawQueueScan raw = ScanQueues(
+      {(root_ / "sys").string(), (root_ / "proc").string(),
+       [&](const std::string& dev) -> absl::StatusOr<model::NicChannels> {
+         asked.push_back(dev);
+         return model::NicChannels{.max_combined = 2, .combined = 2};
+       }});
+  EXPECT_THAT(asked, ElementsAre("eth0"));
   EXPECT_EQ(raw.online_cpus, 2);
   ASSERT_EQ(raw.controllers.size(), 1u);
   EXPECT_EQ(raw.controllers[0].name, "nvme0");
@@ -270,6 +276,28 @@ TEST_F(ScanTree, ReadsControllersQueuesAndIrqs) {
   EXPECT_THAT(raw.irqs[0].effective_affinity, ElementsAre(1));
   EXPECT_THAT(raw.irqs[1].affinity, ElementsAre(0, 1));
   EXPECT_TRUE(raw.sockets_error.empty()) << raw.sockets_error;
+  ASSERT_TRUE(d.channels.has_value());
+  EXPECT_EQ(d.channels->max_combined, 2);
+  EXPECT_EQ(d.channels_unknown, "");
+  // The join carries them to the model.
+  const model::Netdev nd = MatchNetdevIrqs(d, raw.irqs);
+  EXPECT_EQ(nd.channels, d.channels);
+}
+
+TEST_F(ScanTree, ChannelsUnknownWithTheReason) {
+  Write("sys/class/nvme/nvme0/transport", "tcp\n");
+  Write("sys/class/net/veth0/ifindex", "5\n");
+  RawQueueScan raw = ScanQueues(
+      {(root_ / "sys").string(), (root_ / "proc").string(),
+       [](const std::string& dev) -> absl::StatusOr<model::NicChannels> {
+         return absl::UnimplementedError(dev + ": no channels");
+       }});
+  ASSERT_EQ(raw.netdevs.size(), 1u);
+  EXPECT_FALSE(raw.netdevs[0].channels.has_value());
+  EXPECT_EQ(raw.netdevs[0].channels_unknown, "veth0: no channels");
+  const model::Netdev nd = MatchNetdevIrqs(raw.netdevs[0], raw.irqs);
+  EXPECT_FALSE(nd.channels.has_value());
+  EXPECT_EQ(nd.channels_unknown, "veth0: no channels");
 }
 
 TEST_F(ScanTree, NoNvmeNoWork) {

@@ -121,5 +121,91 @@ TEST(QueuePlan, WithoutBpfOnlyNotesAndQueueCounts) {
   EXPECT_THAT(notes[0], HasSubstr("needs nvme_tcp BTF"));
 }
 
+// The fixture's eth0 (mlx5_core, 2 queue pairs) under nvme0's 4 I/O
+// queues, with the channels its driver reports.
+model::QueueMap WithChannels(std::optional<model::NicChannels> channels,
+                             std::string unknown = "") {
+  collectors::RawQueueScan raw =
+      collectors::testing::FourQueuesOnTwoChannelsScan();
+  raw.netdevs[0].channels = channels;
+  raw.netdevs[0].channels_unknown = std::move(unknown);
+  model::QueueMap m = collectors::BuildQueueMap(raw);
+  m.mismatches = collectors::FindMismatches(m);
+  return m;
+}
+
+const PlanStep* StepWith(const std::vector<PlanStep>& steps,
+                         const std::string& part) {
+  for (const PlanStep& s : steps) {
+    if (s.command.find(part) != std::string::npos) return &s;
+  }
+  return nullptr;
+}
+
+TEST(QueuePlan, ChannelsUpToTheIoQueuesWhenTheNicHasThem) {
+  std::vector<std::string> notes;
+  const std::vector<PlanStep> steps = BuildQueuePlan(
+      WithChannels(model::NicChannels{.max_combined = 8, .combined = 2}),
+      &notes);
+  const PlanStep* l = StepWith(steps, "ethtool -L");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->command, "ethtool -L eth0 combined 4");
+  EXPECT_THAT(l->why, HasSubstr("eth0 takes up to 8"));
+  EXPECT_THAT(Commands(steps), Contains(HasSubstr("--nr-io-queues=2")));
+}
+
+TEST(QueuePlan, ChannelsCappedAtTheNicsMaximum) {
+  std::vector<std::string> notes;
+  const std::vector<PlanStep> steps = BuildQueuePlan(
+      WithChannels(model::NicChannels{.max_combined = 3, .combined = 2}),
+      &notes);
+  const PlanStep* l = StepWith(steps, "ethtool -L");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->command, "ethtool -L eth0 combined 3");
+  EXPECT_THAT(l->why, HasSubstr("at most 3 combined channels"));
+  // The channels the NIC will have end the sharing only with as many
+  // I/O queues.
+  const PlanStep* r = StepWith(steps, "--nr-io-queues=");
+  ASSERT_NE(r, nullptr);
+  EXPECT_THAT(r->command, HasSubstr("--nr-io-queues=3"));
+  EXPECT_THAT(r->why, HasSubstr("cannot end the sharing"));
+}
+
+TEST(QueuePlan, NoChannelStepWhenTheNicIsAtItsMaximum) {
+  std::vector<std::string> notes;
+  const std::vector<PlanStep> steps = BuildQueuePlan(
+      WithChannels(model::NicChannels{.max_combined = 2, .combined = 2}),
+      &notes);
+  EXPECT_THAT(Commands(steps), Not(Contains(HasSubstr("ethtool -L"))));
+  const PlanStep* r = StepWith(steps, "--nr-io-queues=");
+  ASSERT_NE(r, nullptr);
+  EXPECT_THAT(r->command, HasSubstr("--nr-io-queues=2"));
+  EXPECT_THAT(r->why, HasSubstr("eth0 takes at most 2 combined channels, "
+                                "fewer than the 4 I/O queues of nvme0"));
+}
+
+TEST(QueuePlan, SeparateRxTxChannels) {
+  std::vector<std::string> notes;
+  const std::vector<PlanStep> steps =
+      BuildQueuePlan(WithChannels(model::NicChannels{
+                         .max_rx = 16, .max_tx = 6, .rx = 2, .tx = 2}),
+                     &notes);
+  EXPECT_THAT(Commands(steps), Contains("ethtool -L eth0 rx 4 tx 4"));
+}
+
+TEST(QueuePlan, UnknownMaximumKeepsTheProposalAndSaysSo) {
+  std::vector<std::string> notes;
+  const std::vector<PlanStep> steps = BuildQueuePlan(
+      WithChannels(std::nullopt,
+                   "eth0: the driver reports no channels (ETHTOOL_GCHANNELS)"),
+      &notes);
+  const PlanStep* l = StepWith(steps, "ethtool -L");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->command, "ethtool -L eth0 combined 4");
+  EXPECT_THAT(l->why, HasSubstr("maximum is unknown: eth0: the driver "
+                                "reports no channels"));
+  EXPECT_THAT(Commands(steps), Contains(HasSubstr("--nr-io-queues=2")));
+}
+
 }  // namespace
 }  // namespace pathwise::control

@@ -68,6 +68,26 @@ TEST(QueuesJson, UnknownsAreNullWithReasons) {
   EXPECT_EQ(j["bpf"]["unknown"], "needs nvme_tcp BTF");
 }
 
+TEST(QueuesJson, ChannelsKnownAndUnknown) {
+  collectors::RawQueueScan raw =
+      collectors::testing::FourQueuesOnTwoChannelsScan();
+  raw.netdevs[0].channels =
+      model::NicChannels{.max_combined = 8, .combined = 2};
+  nlohmann::json j = QueueMapToJson(collectors::BuildQueueMap(raw));
+  EXPECT_EQ(j["netdevs"][0]["channels"]["max_combined"], 8);
+  EXPECT_EQ(j["netdevs"][0]["channels"]["combined"], 2);
+  EXPECT_EQ(j["netdevs"][0]["channels_unknown"], "");
+  EXPECT_THAT(QueueMapToText(collectors::BuildQueueMap(raw)),
+              HasSubstr("  channels: combined 2 of max 8, rx 0 of 0"));
+  raw.netdevs[0].channels.reset();
+  raw.netdevs[0].channels_unknown = "eth0: no channels";
+  j = QueueMapToJson(collectors::BuildQueueMap(raw));
+  EXPECT_TRUE(j["netdevs"][0]["channels"].is_null());
+  EXPECT_EQ(j["netdevs"][0]["channels_unknown"], "eth0: no channels");
+  EXPECT_THAT(QueueMapToText(collectors::BuildQueueMap(raw)),
+              HasSubstr("  channels: ? (eth0: no channels)\n"));
+}
+
 TEST(QueuesText, FlowsAndMarkedMismatches) {
   const std::string t =
       QueueMapToText(collectors::testing::FourQueuesOnTwoChannels());
