@@ -12,30 +12,20 @@
 #include "datapath/shared_selector.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/datapath/view_fixture.h"
 #include "tests/unit/promtool.h"
 
 namespace pathwise::datapath {
 namespace {
 
+using testing_util::kP0;
+using testing_util::kP1;
+using testing_util::Path;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr int64_t kMs = 1'000'000;
-constexpr char kP0[] =
-    "subsystem=\"nvme-subsys3\",head=\"ublkb0\",path=\"nvme0n1\","
-    "controller=\"nvme0\"";
-constexpr char kP1[] =
-    "subsystem=\"nvme-subsys3\",head=\"ublkb0\",path=\"nvme1n1\","
-    "controller=\"nvme1\"";
-
-NamespacePath Path(int ctrl) {
-  NamespacePath p;
-  p.name = "nvme" + std::to_string(ctrl) + "n1";
-  p.controller = "nvme" + std::to_string(ctrl);
-  p.controller_instance = ctrl;
-  p.nsid = 1;
-  return p;
-}
 
 // A selector of `policy` over two usable paths after one window of reads:
 // ten on path 0 at 1 ms, ten on path 1 at 4 ms, and one read still out

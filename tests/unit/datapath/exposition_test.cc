@@ -16,27 +16,21 @@
 #include "exporters/prometheus_protobuf.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/datapath/view_fixture.h"
 #include "tests/unit/promtool.h"
 
 namespace pathwise::datapath {
 namespace {
+
+using testing_util::kP0;
+using testing_util::kP1;
+using testing_util::Path;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 const exporters::BuildInfo kBuild{"1.2.3", "abc"};
-
-NamespacePath Path(int ctrl) {
-  NamespacePath p;
-  p.name = "nvme" + std::to_string(ctrl) + "n1";
-  p.generic = "ng" + std::to_string(ctrl) + "n1";
-  p.controller = "nvme" + std::to_string(ctrl);
-  p.controller_instance = ctrl;
-  p.subsysnqn = "nqn.2014-08.org.example:ns";
-  p.nsid = 1;
-  return p;
-}
 
 // Two paths: path 0 served reads and writes and failed over once, path 1
 // is failed and being probed.
@@ -94,13 +88,6 @@ std::string Text(
   for (auto& x : DatapathFamilies(v, t)) f.push_back(std::move(x));
   return exporters::SerializeText(f);
 }
-
-constexpr char kP0[] =
-    "subsystem=\"nvme-subsys3\",head=\"ublkb0\",path=\"nvme0n1\","
-    "controller=\"nvme0\"";
-constexpr char kP1[] =
-    "subsystem=\"nvme-subsys3\",head=\"ublkb0\",path=\"nvme1n1\","
-    "controller=\"nvme1\"";
 
 TEST(DatapathExposition, PathIoUnderTheAgentsNamesPerOp) {
   const std::string text = Text(View());

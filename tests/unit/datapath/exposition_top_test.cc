@@ -11,6 +11,7 @@
 #include "datapath/shared_selector.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/datapath/view_fixture.h"
 #include "ui/frame.h"
 #include "ui/frame_json.h"
 #include "ui/snapshot_json.h"
@@ -19,21 +20,12 @@
 namespace pathwise::datapath {
 namespace {
 
+using testing_util::Path;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr int64_t kUsNs = 1000;
-
-NamespacePath Path(int ctrl) {
-  NamespacePath p;
-  p.name = "nvme" + std::to_string(ctrl) + "n1";
-  p.generic = "ng" + std::to_string(ctrl) + "n1";
-  p.controller = "nvme" + std::to_string(ctrl);
-  p.controller_instance = ctrl;
-  p.subsysnqn = "nqn.2014-08.org.example:ns";
-  p.nsid = 1;
-  return p;
-}
 
 // Two paths under the queue-depth policy, both usable, with some I/O.
 DatapathView Start() {
