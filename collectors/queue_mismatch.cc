@@ -35,7 +35,11 @@ std::vector<model::QueueMismatch> RxIrqOffWorker(const model::QueueMap& m) {
     const model::Netdev* d = model::FindNetdev(m, c.netdev);
     if (d == nullptr) continue;
     for (const model::TcpQueueFlow& f : c.flows) {
-      if (!f.io_cpu || !f.rx_queue || !f.qid) continue;
+      // Not the admin queue (qid 0): it carries admin commands and
+      // keep-alives, not I/O, so where its RX IRQ lands costs I/O nothing.
+      // Kernels differ in whether they give it a worker CPU at all (6.1
+      // does, 6.12 does not).
+      if (!f.io_cpu || !f.rx_queue || !f.qid || *f.qid == 0) continue;
       const auto q = std::find_if(
           d->rx.begin(), d->rx.end(),
           [&](const model::NicQueue& n) { return n.index == *f.rx_queue; });

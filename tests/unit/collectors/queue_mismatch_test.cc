@@ -2,6 +2,8 @@
 // are aligned, or where a link of the chain is unknown (nothing flagged).
 #include "collectors/queue_mismatch.h"
 
+#include <algorithm>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/collectors/queue_fixture.h"
@@ -26,6 +28,22 @@ TEST(QueueMismatch, RxIrqOffWorker) {
   EXPECT_EQ(x[1].qid, 3);
   EXPECT_THAT(x[1].irq_cpus, ElementsAre(1));
   EXPECT_EQ(x[2].qid, 4);
+}
+
+TEST(QueueMismatch, TheAdminQueuesIrqIsNotAMismatch) {
+  model::QueueMap m = FourQueuesOnTwoChannels();
+  // The admin queue's flow on the RX queue whose IRQ is off qid 2's worker,
+  // with that worker's CPU (6.1 gives the admin queue one).
+  model::TcpController& c = m.controllers[0];
+  auto qid2 = std::find_if(c.flows.begin(), c.flows.end(),
+                           [](const auto& f) { return f.qid == 2; });
+  ASSERT_NE(qid2, c.flows.end());
+  model::TcpQueueFlow admin = *qid2;
+  admin.qid = 0;
+  c.flows.push_back(admin);
+  const std::vector<model::QueueMismatch> x = RxIrqOffWorker(m);
+  ASSERT_EQ(x.size(), 3u);
+  for (const model::QueueMismatch& y : x) EXPECT_NE(y.qid, 0);
 }
 
 TEST(QueueMismatch, EffectiveAffinityWinsOverTheRequestedOne) {
