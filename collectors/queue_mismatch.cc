@@ -23,6 +23,12 @@ int IoQueues(const model::TcpController& c) {
   return static_cast<int>(c.hctxs.size());
 }
 
+// Whether a flow is known to be an I/O queue's. The admin queue (qid 0)
+// carries admin commands and keep-alives, not I/O: where its IRQ lands or
+// which NIC queue it shares costs I/O nothing. Without the qid it may be
+// the admin queue's, and Oversubscribed covers such flows.
+bool IsIoQueueFlow(const model::TcpQueueFlow& f) { return f.qid && *f.qid > 0; }
+
 }  // namespace
 
 const model::CpuSet& IrqCpus(const model::Irq& irq) {
@@ -35,11 +41,9 @@ std::vector<model::QueueMismatch> RxIrqOffWorker(const model::QueueMap& m) {
     const model::Netdev* d = model::FindNetdev(m, c.netdev);
     if (d == nullptr) continue;
     for (const model::TcpQueueFlow& f : c.flows) {
-      // Not the admin queue (qid 0): it carries admin commands and
-      // keep-alives, not I/O, so where its RX IRQ lands costs I/O nothing.
-      // Kernels differ in whether they give it a worker CPU at all (6.1
-      // does, 6.12 does not).
-      if (!f.io_cpu || !f.rx_queue || !f.qid || *f.qid == 0) continue;
+      // Kernels differ in whether the admin queue has a worker CPU at all
+      // (6.1 gives it one, 6.12 does not): only I/O queues are judged.
+      if (!IsIoQueueFlow(f) || !f.io_cpu || !f.rx_queue) continue;
       const auto q = std::find_if(
           d->rx.begin(), d->rx.end(),
           [&](const model::NicQueue& n) { return n.index == *f.rx_queue; });
@@ -73,9 +77,7 @@ std::vector<model::QueueMismatch> SharedNicQueues(const model::QueueMap& m) {
   for (const model::TcpController& c : m.controllers) {
     if (c.netdev.empty()) continue;
     for (const model::TcpQueueFlow& f : c.flows) {
-      // Without the qid a flow may be the admin queue's, which shares
-      // harmlessly: such flows are left to Oversubscribed.
-      if (!f.qid || *f.qid == 0) continue;
+      if (!IsIoQueueFlow(f)) continue;
       const std::string who = absl::StrCat(c.name, ":", *f.qid);
       if (f.tx_queue) {
         users[{c.netdev, model::NicDirection::kTx, *f.tx_queue}].push_back(who);
