@@ -202,9 +202,11 @@ class RemoteCompletionHostTest : public ::testing::Test {
     EXPECT_EQ(w.unknown_tgid, 0u) << name;
     EXPECT_EQ(w.unpaired, 0u)
         << name << ": completions with no block_getrq of their sector";
-    EXPECT_EQ(w.total, 2 * 2 * kN) << name
-                                   << ": the witness disagrees with "
-                                      "the I/O the test issued";
+    // At least the test's I/O (a probe of the device by udev after the
+    // writer's close would add to both sides alike).
+    EXPECT_GE(w.total, 2 * 2 * kN) << name
+                                   << ": the witness missed I/O the "
+                                      "test issued";
     // Completions while a thread of PID 1 was current never reach the
     // programs on kernels that hide them (BpfSampler::init_context_hidden).
     const bool hides = sampler.init_context_hidden();
