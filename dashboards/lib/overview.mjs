@@ -81,6 +81,25 @@ export function overview() {
         target(`sum by (instance, controller) (pathwise_flow_notsent_bytes{${I}} ${OF_SUBSYS})`, "not-sent bytes {{instance}} {{controller}}"),
       ], "none", "Data the host queued but the target has not taken: a growing backlog on one controller's flows is a congested or stalled connection."), QUEUES),
 
+      row("Hardware queues (blk-mq hctx = NVMe I/O queue)"),
+      item(ts("I/Os completed per hardware queue", [8, 12], [target(
+        `sum by (instance, path, qid) (rate(pathwise_queue_hctx_completed_total{${I}}[${RI}]) ${OF_SUBSYS})`,
+        "{{instance}} {{path}} q{{qid}}")], "iops",
+        "How evenly the submitting CPUs spread I/O over a path's queues: each queue serves the CPUs in pathwise_queue_hctx_cpus."), QUEUES),
+      item(ts("p99 latency per hardware queue", [8, 12], [target(
+        hq(0.99, "pathwise_queue_hctx_latency_seconds", I, "instance, path, qid", OF_SUBSYS), "p99 {{instance}} {{path}} q{{qid}}")], "s",
+        "One slow queue among fast ones on the same path is a host-side fault: its CPU, its flow or its NIC queue (the queue table above)."), QUEUES),
+      item(ts("Mean I/Os in flight per hardware queue", [8, 12], [target(
+        `histogram_sum(sum by (instance, path, qid) (rate(pathwise_queue_hctx_latency_seconds{${I}}[${RI}]) ${OF_SUBSYS}))\nor\n` +
+        `sum by (instance, path, qid) (rate(pathwise_queue_hctx_latency_seconds_sum{${I}}[${RI}]) ${OF_SUBSYS})`,
+        "{{instance}} {{path}} q{{qid}}")], "none",
+        "Little's law: the latency sum's rate is the mean number in flight over the interval (iostat's aqu-sz), not an instantaneous gauge."), QUEUES),
+      item(ts("Completions on another CPU than the submitter's (share per queue)", [8, 12], [target(
+        `sum by (instance, path, qid) (rate(pathwise_queue_hctx_remote_completions_total{${I}}[${RI}]) ${OF_SUBSYS})\n/\n` +
+        `sum by (instance, path, qid) (rate(pathwise_queue_hctx_completed_total{${I}}[${RI}]) ${OF_SUBSYS})`,
+        "{{instance}} {{path}} q{{qid}}")], "percentunit",
+        "Completions whose IRQ or worker ran on another CPU than the one that submitted them (rq_affinity=2 moves every one back, 1 those on CPUs that share no cache with the submitter): a high share means the queue's IRQ is away from the CPUs it serves."), QUEUES),
+
       ...datapathRow(),
     ]);
 }
