@@ -168,18 +168,37 @@ check_irq_flows() {
 
 # check_irq_mismatch: move path 0's qid 1 RX IRQ off its worker, see it
 # flagged, apply the plan's IRQ commands, see it cleared.
+# The host's tap steers each flow to the guest on the queue the guest last
+# sent that flow's packets from, and the guest picks a TX queue by XPS
+# from the sending CPU whenever the socket has nothing in flight. With
+# the RX IRQ on another CPU, the ACKs sent there leave on that CPU's TX
+# queue, and the flow's RX queue follows them: the flow hops between RX
+# queues and the state pathwise sees is whichever the last packet left
+# (a CI run saw it on the other RX queue). So during this check every
+# CPU's XPS names the TX queue of the flow's RX queue (the tap pairs them),
+# and the flow stays on that queue.
 check_irq_mismatch() {
-  local c=${TB_CTRLS[0]} j io q irq other icpu cmds cmd b=$TB_OUT/irq-b a=$TB_OUT/irq-a
+  local c=${TB_CTRLS[0]} j io q irq other icpu bq cmds cmd b=$TB_OUT/irq-b a=$TB_OUT/irq-a tx
+  local -A xps=()
   j=$TB_OUT/queues-irq.json
   read -r _ _ io q irq _ _ < <(flows_table "$j" | grep "^$c 1 ")
   [[ $io =~ ^[0-9]+$ && $q =~ ^[0-9]+$ && $irq =~ ^[0-9]+$ ]] ||
     fail "$c qid 1: io_cpu '$io' rx_queue '$q' rx_irq '$irq'"
+  for tx in /sys/class/net/tbh0/queues/tx-*; do
+    xps[$tx]=$(<"$tx/xps_cpus")
+    if [[ ${tx##*-} == "$q" ]]; then
+      printf '%x' $(((1 << ncpu) - 1)) >"$tx/xps_cpus" || fail "XPS of $tx"
+    else
+      echo 0 >"$tx/xps_cpus" || fail "XPS of $tx"
+    fi
+  done
   other=$(((io + 1) % ncpu))
   echo "$other" >"/proc/irq/$irq/smp_affinity_list" || fail "moving IRQ $irq"
   irq_snapshot "$b"
   pinned_io "$io" 1
   irq_snapshot "$a"
-  read -r _ _ icpu < <(busiest tbh0 input "$b" "$a")
+  read -r bq _ icpu < <(busiest tbh0 input "$b" "$a")
+  expect_eq "RX queue of the I/O with XPS on TX queue $q alone (the input IRQ that fired most)" "$bq" "$q"
   expect_eq "IRQ $irq now fires on CPU" "$icpu" "$other"
   j=$(snap irq-moved)
   expect_eq "moved: $c qid 1 rx_irq_cpus" "$(flows_table "$j" | awk -v c="$c" '$1 == c && $2 == 1 { print $6 }')" "$other"
@@ -199,6 +218,7 @@ check_irq_mismatch() {
   j=$(snap irq-fixed)
   expect_eq "after the plan: $c qid 1 rx_irq_cpus" "$(flows_table "$j" | awk -v c="$c" '$1 == c && $2 == 1 { print $6 }')" "$io"
   expect_eq "after the plan: rx_irq_off_worker" "$(off_worker "$j")" ""
+  for tx in "${!xps[@]}"; do echo "${xps[$tx]}" >"$tx/xps_cpus" || fail "restoring $tx/xps_cpus"; done
   tb_iopolicy numa || fail "numa"
 }
 
