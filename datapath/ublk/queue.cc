@@ -83,6 +83,9 @@ absl::Status Queue::Setup() {
   }
   if (r < 0) return absl::ErrnoToStatus(-r, "queue io_uring");
   ring_ready_ = true;
+  // The loop's io_uring_enter then skips the ring's file lookup (5.18);
+  // refused: the plain fd, as before.
+  (void)io_uring_register_ring_fd(&ring_);
 
   event_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (event_fd_ < 0) return absl::ErrnoToStatus(errno, "eventfd");
