@@ -8,9 +8,11 @@
 # the datapath process's, "-" for the kernel) and fio's JSON per policy.
 #
 # Args: SIDE SCENARIOS RUNTIME NUMJOBS IODEPTH PATHWISE PERF VARIANTS
-#       [DATAPATH_ARGS...]
+#       BASE_DELAY_MS [DATAPATH_ARGS...]
 #   SIDE: kernel (needs --multipath on) | datapath (--multipath off)
-#   SCENARIOS: comma-separated: symmetric, delay30, lossy, down
+#   SCENARIOS: comma-separated: symmetric, delay30, lossy, down, and the
+#     latency-bound pair lb-symmetric (netem BASE_DELAY_MS on both paths)
+#     and lb-delay30 (the same, plus 30 ms on path 0)
 # PERF 1 (datapath side): one more pathwise run under
 # `perf record -a -g`, its report in $TB_OUT/perf-*.txt.
 # VARIANTS (datapath side; "" for none): "NAME|BINARY|ARGS;..." more datapath builds or
@@ -18,7 +20,8 @@
 # the same boot, rows labelled POLICY/NAME (before/after comparisons).
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
-shift 8
+base_delay=$9
+shift 9
 dp_args=("$@")
 rows=$TB_OUT/rows.txt
 : >"$rows"
@@ -48,7 +51,7 @@ command -v fio >/dev/null || die "fio is not installed"
 # waits for fio, then for this).
 faults() {
   case $scenario in
-    symmetric | delay30) ;;
+    symmetric | delay30 | lb-symmetric | lb-delay30) ;;
     lossy) # the lab's loss schedule (5 % / 0 / 3 % / 0), each a quarter of the run
       local q
       q=$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r / 4 }')
@@ -66,13 +69,14 @@ faults() {
       sleep "$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r * 0.35 }')"
       tb_path_up 0
       ;;
-    *) die "scenario '$scenario': want symmetric, delay30, lossy or down" ;;
+    *) die "scenario '$scenario': want symmetric, delay30, lossy, down, lb-symmetric or lb-delay30" ;;
   esac
 }
 
 # After a run: every path's controller live again, no netem left.
 settle() {
   tb_path_clear 0
+  tb_path_clear 1
   tb_path_up 0
   local c
   for c in "${TB_CTRLS[@]}"; do
@@ -92,7 +96,13 @@ run_fio() {
   local policy=$1 dev=$2 spid=${3:-} json=$TB_OUT/fio-$side-$scenario-${1//\//-}.json
   local b0 b1 su0=0 ss0=0 su1=0 ss1=0 fpid hz
   hz=$(getconf CLK_TCK)
-  [[ $scenario == delay30 ]] && tb_path_delay 0 30
+  case $scenario in
+    delay30) tb_path_delay 0 30 ;;
+    # Both paths a round trip of BASE_DELAY_MS more (netem on the host side
+    # of each link), so that the guest waits on the paths, not its CPU.
+    lb-symmetric) tb_path_delay 0 "$base_delay" && tb_path_delay 1 "$base_delay" ;;
+    lb-delay30) tb_path_delay 0 $((base_delay + 30)) && tb_path_delay 1 "$base_delay" ;;
+  esac
   b0=$(busy_ticks)
   [[ -n $spid ]] && read -r su0 ss0 < <(proc_ticks "$spid")
   faults &

@@ -42,10 +42,12 @@ NvmeQueue::NvmeQueue(NvmeBackend& backend, ublk::QueueContext& context)
                                              : static_cast<std::byte*>(b));
   }
   probing_.assign(static_cast<size_t>(n), false);
+  pending_.reserve(slots_.size());
   RefreshPaths();
 }
 
 NvmeQueue::~NvmeQueue() {
+  selector_.Flush(&pending_);
   backend_.Publish(context_.queue_id(), stats_);
   // A probe still out keeps its buffer: the kernel pins the pages.
   for (std::byte* b : probe_buffers_) {
@@ -75,18 +77,27 @@ void NvmeQueue::Submit(const ublk::IoRequest& request) {
   s.attempts = 0;
   s.wait_deadline_ns = 0;
   const int64_t now = backend_.Now();
-  selector_.MaybeTick(now);
+  selector_.MaybeTick(now, &pending_);
   Dispatch(request.tag, now);
   ArmTimer();
 }
+
+void NvmeQueue::EndTurn() { selector_.Flush(&pending_); }
 
 void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
   Slot& s = slots_[tag];
   if (!s.active || s.path >= 0) return;
   RefreshPaths();
-  const int path = prefer >= 0 && backend_.paths().Get(prefer).usable()
-                       ? prefer
-                       : selector_.Select(SelectorIo(s.request));
+  // The choice and the submission to the selector in one lock round trip
+  // (the turn's completions so far go in first).
+  const policy::IoRequest io = SelectorIo(s.request);
+  int path = policy::kNoPath;
+  if (prefer >= 0 && backend_.paths().Get(prefer).usable()) {
+    path = prefer;
+    selector_.Submit(path, io, now, &pending_);
+  } else {
+    path = selector_.SelectAndSubmit(io, now, &pending_);
+  }
   if (path == policy::kNoPath) {
     if (!s.waiting) {
       s.waiting = true;
@@ -101,7 +112,14 @@ void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
     return;
   }
   s.waiting = false;
-  if (!Issue(tag, path, now)) Finish(tag, -EIO);
+  if (!Issue(tag, path, now)) {
+    // No SQE (a broken ring): the selector takes the submission back.
+    pending_.push_back(
+        {.path = path,
+         .io = io,
+         .completion = {.now_ns = now, .latency_ns = 0, .ok = false}});
+    Finish(tag, -EIO);
+  }
 }
 
 bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
@@ -149,7 +167,6 @@ bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
   s.path = path;
   s.submit_ns = now;
   ++in_flight_;
-  selector_.OnSubmit(path, SelectorIo(r), now);
   ++stats_.paths[path].selections;
   return true;
 }
@@ -201,8 +218,10 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
   PathStats& ps = stats_.paths[path];
   const policy::IoRequest io = SelectorIo(r);
   if (d.kind == Disposition::Kind::kComplete) {
-    selector_.OnComplete(path, io,
-                         {.now_ns = now, .latency_ns = latency, .ok = true});
+    pending_.push_back(
+        {.path = path,
+         .io = io,
+         .completion = {.now_ns = now, .latency_ns = latency, .ok = true}});
     ++ps.ios;
     if (data) ps.bytes += r.length;
     ps.latency.Observe(static_cast<uint64_t>(std::max<int64_t>(latency, 0)));
@@ -210,8 +229,10 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
     Finish(tag, d.result);
     return;
   }
-  selector_.OnComplete(path, io,
-                       {.now_ns = now, .latency_ns = latency, .ok = false});
+  pending_.push_back(
+      {.path = path,
+       .io = io,
+       .completion = {.now_ns = now, .latency_ns = latency, .ok = false}});
   ++ps.errors;
   if (res < 0) {
     ++ps.transport_errors;
@@ -302,7 +323,7 @@ void NvmeQueue::StartProbes(int64_t now) {
 void NvmeQueue::Service(int64_t now) {
   next_service_ns_ = now + kServiceNs;
   RefreshPaths();
-  selector_.MaybeTick(now);
+  selector_.MaybeTick(now, &pending_);
   if (in_flight_ > 0) {
     const int64_t limit = absl::ToInt64Nanoseconds(options_.io_timeout);
     for (Slot& s : slots_) {
@@ -362,9 +383,11 @@ void NvmeQueue::Cancel(uint16_t tag) {
   if (tag >= slots_.size()) return;
   Slot& s = slots_[tag];
   if (s.active && s.path >= 0) {
-    selector_.OnComplete(
-        s.path, SelectorIo(s.request),
-        {.now_ns = backend_.Now(), .latency_ns = 0, .ok = false});
+    pending_.push_back(
+        {.path = s.path,
+         .io = SelectorIo(s.request),
+         .completion = {
+             .now_ns = backend_.Now(), .latency_ns = 0, .ok = false}});
     --in_flight_;
   }
   s.path = -1;

@@ -27,6 +27,7 @@ class NvmeQueue final : public ublk::QueueBackend {
   void Submit(const ublk::IoRequest& request) override;
   void OnCqe(const io_uring_cqe& cqe) override;
   void Poll() override;
+  void EndTurn() override;
   void Cancel(uint16_t tag) override;
 
  private:
@@ -70,6 +71,9 @@ class NvmeQueue final : public ublk::QueueBackend {
   const BackendOptions& options_;
   const uint32_t lba_shift_;
   SharedSelector& selector_;
+  // This queue's completions not yet given to the selector (the loop turn's,
+  // handed over at the next choice or at EndTurn).
+  PendingCompletions pending_;
   std::vector<Slot> slots_;
   std::deque<uint16_t> waiting_;
   std::deque<uint16_t> delayed_;  // held back by a Command Retry Delay

@@ -28,13 +28,45 @@ void SharedSelector::Refresh(const PathStates& paths) {
   generation_.store(now, std::memory_order_release);
 }
 
-void SharedSelector::MaybeTick(int64_t now_ns) {
+void SharedSelector::ApplyLocked(PendingCompletions* pending) {
+  if (pending == nullptr) return;
+  for (const PendingCompletion& c : *pending) {
+    selector_->OnComplete(c.path, c.io, c.completion);
+  }
+  pending->clear();
+}
+
+void SharedSelector::MaybeTick(int64_t now_ns, PendingCompletions* pending) {
   if (now_ns < next_tick_ns_.load(std::memory_order_relaxed)) return;
   absl::MutexLock l(&mu_);
+  // This queue's completions belong to the window that ends now.
+  ApplyLocked(pending);
   const int64_t due = next_tick_ns_.load(std::memory_order_relaxed);
   if (now_ns < due) return;  // another queue ticked it
   selector_->Tick(now_ns);
   next_tick_ns_.store(now_ns + tick_ns_, std::memory_order_relaxed);
+}
+
+int SharedSelector::SelectAndSubmit(const policy::IoRequest& io, int64_t now_ns,
+                                    PendingCompletions* pending) {
+  absl::MutexLock l(&mu_);
+  ApplyLocked(pending);
+  const int path = selector_->Select(io);
+  if (path != policy::kNoPath) selector_->OnSubmit(path, io, now_ns);
+  return path;
+}
+
+void SharedSelector::Submit(int path, const policy::IoRequest& io,
+                            int64_t now_ns, PendingCompletions* pending) {
+  absl::MutexLock l(&mu_);
+  ApplyLocked(pending);
+  selector_->OnSubmit(path, io, now_ns);
+}
+
+void SharedSelector::Flush(PendingCompletions* pending) {
+  if (pending == nullptr || pending->empty()) return;
+  absl::MutexLock l(&mu_);
+  ApplyLocked(pending);
 }
 
 int SharedSelector::Select(const policy::IoRequest& io) {

@@ -8,9 +8,14 @@
 // soon as --queues > 1.
 //
 // Thread-safe: the queue threads' calls and the exposition's View() are
-// serialised by a mutex (a few hundred nanoseconds per I/O at most, the
-// selectors' own work being a loop over the paths). Refresh and MaybeTick
-// take it only when there is something to do.
+// serialised by a mutex. A queue takes it about once per I/O: the choice
+// and the submission are one call (SelectAndSubmit), and its completions
+// wait in the queue's own PendingCompletions until its next call or the
+// end of its loop turn, then go in under that one lock. The selector thus
+// sees a completion before any later choice of the same queue, and other
+// queues' choices see it at most one loop turn late (microseconds: the
+// turn ends right after its CQEs are handled). Refresh and MaybeTick take
+// the lock only when there is something to do.
 #ifndef PATHWISE_DATAPATH_SHARED_SELECTOR_H_
 #define PATHWISE_DATAPATH_SHARED_SELECTOR_H_
 
@@ -47,6 +52,14 @@ struct SelectorView {
   int64_t window_ns = 0;
 };
 
+// Completions a queue has seen and not yet given to the selector.
+struct PendingCompletion {
+  int path = 0;
+  policy::IoRequest io;
+  policy::Completion completion;
+};
+using PendingCompletions = std::vector<PendingCompletion>;
+
 class SharedSelector {
  public:
   SharedSelector(policy::Policy policy, const policy::PolicyParams& params,
@@ -55,8 +68,21 @@ class SharedSelector {
   // Gives the selector `paths`' current view when it moved since the last
   // call (PathStates::generation); cheap when it did not.
   void Refresh(const PathStates& paths);
-  // Ticks the selector when its window is due at `now_ns`.
-  void MaybeTick(int64_t now_ns);
+  // Ticks the selector when its window is due at `now_ns`, after `pending`
+  // (emptied; may be null).
+  void MaybeTick(int64_t now_ns, PendingCompletions* pending = nullptr);
+
+  // Under one lock: `pending` (emptied), then the path for `io` and, if
+  // there is one, its submission there at `now_ns`. kNoPath: no usable
+  // path, nothing submitted.
+  int SelectAndSubmit(const policy::IoRequest& io, int64_t now_ns,
+                      PendingCompletions* pending);
+  // Under one lock: `pending` (emptied), then `io`'s submission to `path`
+  // (a path the caller chose: a retry on the same path).
+  void Submit(int path, const policy::IoRequest& io, int64_t now_ns,
+              PendingCompletions* pending);
+  // Gives the selector `pending` and empties it; no lock when it is empty.
+  void Flush(PendingCompletions* pending);
 
   // policy::Selector's, under the lock.
   int Select(const policy::IoRequest& io);
@@ -68,6 +94,9 @@ class SharedSelector {
   SelectorView View() const;
 
  private:
+  void ApplyLocked(PendingCompletions* pending)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   std::unique_ptr<policy::Selector> selector_ ABSL_GUARDED_BY(mu_);
   int paths_ ABSL_GUARDED_BY(mu_) = 0;  // as last given (SetPaths)

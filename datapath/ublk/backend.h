@@ -97,6 +97,10 @@ class QueueBackend {
   virtual void OnCqe(const io_uring_cqe& cqe) = 0;
   // After Wake(), and once per loop turn while requests are outstanding.
   virtual void Poll() {}
+  // Once per loop turn, after the turn's CQEs (and Poll): work the backend
+  // batched over the turn is done here at the latest (the NVMe backend
+  // hands the turn's completions to its shared selector under one lock).
+  virtual void EndTurn() {}
   // The front end gave up on `tag` (shutdown grace expired) and failed it
   // with -EIO itself: the backend must not Complete() that request, and
   // should stop it if it can. Its buffer stays mapped until the queue is

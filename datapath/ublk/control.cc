@@ -99,6 +99,18 @@ absl::Status ControlDevice::SetParams(uint32_t dev_id, ublk_params* params) {
       .status();
 }
 
+absl::StatusOr<cpu_set_t> ControlDevice::GetQueueAffinity(uint32_t dev_id,
+                                                          uint16_t queue) {
+  // cpu_set_t's 1024 bits: the kernel refuses a mask shorter than its
+  // nr_cpu_ids, and the caller then leaves the thread unpinned.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  auto r = Command(UBLK_CMD_GET_QUEUE_AFFINITY, "GET_QUEUE_AFFINITY", dev_id,
+                   reinterpret_cast<uintptr_t>(&set), sizeof(set), queue);
+  if (!r.ok()) return r.status();
+  return set;
+}
+
 absl::Status ControlDevice::StartDev(uint32_t dev_id, int32_t server_pid) {
   return Command(UBLK_CMD_START_DEV, "START_DEV", dev_id, 0, 0,
                  static_cast<uint64_t>(server_pid))

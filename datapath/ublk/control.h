@@ -4,6 +4,7 @@
 #define PATHWISE_DATAPATH_UBLK_CONTROL_H_
 
 #include <liburing.h>
+#include <sched.h>
 
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,10 @@ class ControlDevice {
   // ADD_DEV: info in, the kernel's accepted info (id, queues, sizes) out.
   absl::Status AddDev(ublksrv_ctrl_dev_info* info);
   absl::Status SetParams(uint32_t dev_id, ublk_params* params);
+  // GET_QUEUE_AFFINITY (after ADD_DEV): the CPUs whose I/O blk-mq sends
+  // to `queue`, i.e. where ublk_queue_rq runs and hands the request to the
+  // queue's thread.
+  absl::StatusOr<cpu_set_t> GetQueueAffinity(uint32_t dev_id, uint16_t queue);
   // Blocks until every queue has fetched all its tags.
   absl::Status StartDev(uint32_t dev_id, int32_t server_pid);
   absl::Status StopDev(uint32_t dev_id);

@@ -1,6 +1,7 @@
 #include "datapath/ublk/device.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -76,11 +77,20 @@ absl::Status Device::StartQueues() {
     c.ioctl_encoded = control_->ioctl_encoded();
     c.geometry = geometry;
     c.abort_grace = options_.abort_grace;
+    // Where blk-mq issues this queue's requests; unknown (the kernel
+    // refused the query): the thread is left unpinned.
+    if (absl::StatusOr<cpu_set_t> cpus =
+            control_->GetQueueAffinity(info_.dev_id, q);
+        cpus.ok() && CPU_COUNT(&*cpus) > 0) {
+      c.cpus = *cpus;
+    }
     queues_.push_back(std::make_unique<Queue>(c, backend_));
     auto promise = std::make_shared<std::promise<absl::Status>>();
     ready.push_back(promise->get_future());
     Queue* queue = queues_.back().get();
-    threads_.emplace_back([queue, promise] {
+    threads_.emplace_back([queue, promise, q] {
+      // Named for ps/top and /proc/PID/task: one thread per ublk queue.
+      pthread_setname_np(pthread_self(), absl::StrCat("pw-ublk-q", q).c_str());
       absl::Status s = queue->Setup();
       const bool ok = s.ok();
       promise->set_value(std::move(s));

@@ -148,6 +148,8 @@ uint32_t ControlOpcode(uint32_t legacy_nr, bool ioctl_encoded) {
       return UBLK_U_CMD_STOP_DEV;
     case UBLK_CMD_SET_PARAMS:
       return UBLK_U_CMD_SET_PARAMS;
+    case UBLK_CMD_GET_QUEUE_AFFINITY:
+      return UBLK_U_CMD_GET_QUEUE_AFFINITY;
   }
   // Write-read encoding of any other control command.
   return _IOWR('u', legacy_nr, struct ublksrv_ctrl_cmd);

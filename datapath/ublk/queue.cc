@@ -44,26 +44,48 @@ Queue::~Queue() {
 }
 
 absl::Status Queue::Setup() {
+  if (config_.cpus.has_value()) {
+    // blk-mq runs ublk_queue_rq on these CPUs, which hands each request to
+    // this thread as task work; here that is a wake-up on the same CPU
+    // instead of an IPI to another, and the backend's commands go out on
+    // the same CPU's queues, as the application's own I/O would. Refused
+    // (a cpuset without those CPUs): the thread stays where it may run.
+    pinned_ = sched_setaffinity(0, sizeof(cpu_set_t), &*config_.cpus) == 0;
+  }
   const RingNeeds needs = backend_.ring_needs();
   sqe128_ = needs.sqe128;
   unsigned base = 0;
   if (needs.sqe128) base |= IORING_SETUP_SQE128;
   if (needs.cqe32) base |= IORING_SETUP_CQE32;
   const unsigned entries = RingEntries(config_.depth, needs.sqes_per_request);
-  // Task work (the kernel handing us requests) runs only when this thread
-  // enters io_uring to wait: fewer interruptions, and ublk's recommended
-  // setup. Kernels before 6.1 lack DEFER_TASKRUN: plain ring then.
-  io_uring_params p{};
-  p.flags = base | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
-            IORING_SETUP_DEFER_TASKRUN;
-  int r = io_uring_queue_init_params(entries, &ring_, &p);
-  if (r == -EINVAL) {
-    p = io_uring_params{};
-    p.flags = base;
+  // Task work (the kernel handing us requests and passthru completions)
+  // runs only when this thread enters io_uring to wait, in one batch with
+  // the submissions of that io_uring_enter: no interruption per completion,
+  // no IPI to run it, and ublk's recommended setup. A kernel that refuses a
+  // flag (EINVAL) gets the next set: DEFER_TASKRUN is 6.1, SINGLE_ISSUER
+  // 6.0, COOP_TASKRUN 5.19.
+  constexpr unsigned kTaskRunFlags[] = {
+      IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+          IORING_SETUP_DEFER_TASKRUN,
+      IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
+      IORING_SETUP_COOP_TASKRUN,
+      0,
+  };
+  int r = -EINVAL;
+  for (const unsigned extra : kTaskRunFlags) {
+    io_uring_params p{};
+    p.flags = base | extra;
     r = io_uring_queue_init_params(entries, &ring_, &p);
+    if (r != -EINVAL) {
+      ring_flags_ = p.flags;
+      break;
+    }
   }
   if (r < 0) return absl::ErrnoToStatus(-r, "queue io_uring");
   ring_ready_ = true;
+  // The loop's io_uring_enter then skips the ring's file lookup (5.18);
+  // refused: the plain fd, as before.
+  (void)io_uring_register_ring_fd(&ring_);
 
   event_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (event_fd_ < 0) return absl::ErrnoToStatus(errno, "eventfd");
@@ -246,6 +268,7 @@ void Queue::Run() {
       woken_ = false;
       if (queue_backend_) queue_backend_->Poll();
     }
+    if (queue_backend_) queue_backend_->EndTurn();
   }
   io_uring_submit(&ring_);
   final_counters_ = core_->counters();

@@ -5,6 +5,7 @@
 #define PATHWISE_DATAPATH_UBLK_QUEUE_H_
 
 #include <liburing.h>
+#include <sched.h>
 
 #include <atomic>
 #include <cstddef>
@@ -28,6 +29,9 @@ struct QueueConfig {
   bool ioctl_encoded = true;
   Geometry geometry;
   absl::Duration abort_grace = absl::Seconds(5);
+  // The CPUs blk-mq maps to this queue (GET_QUEUE_AFFINITY): the queue's
+  // thread runs only there. Empty: not pinned.
+  std::optional<cpu_set_t> cpus;
 };
 
 class Queue final : public QueueContext, private CommandSink {
@@ -48,6 +52,11 @@ class Queue final : public QueueContext, private CommandSink {
   void RequestStop();
 
   QueueCounters counters() const;
+  // After Setup: the io_uring setup flags the kernel accepted (the
+  // IORING_SETUP_* task-run flags are dropped one by one on kernels that
+  // refuse them), and whether the thread is pinned to config().cpus.
+  unsigned ring_flags() const { return ring_flags_; }
+  bool pinned() const { return pinned_; }
 
   // QueueContext
   int queue_id() const override { return config_.queue_id; }
@@ -73,6 +82,8 @@ class Queue final : public QueueContext, private CommandSink {
   io_uring ring_{};
   bool ring_ready_ = false;
   bool sqe128_ = false;
+  unsigned ring_flags_ = 0;
+  bool pinned_ = false;
   int event_fd_ = -1;
   uint64_t event_value_ = 0;
   bool event_armed_ = false;

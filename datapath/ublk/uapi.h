@@ -11,6 +11,7 @@
 //     the legacy opcodes exist, and kernels built without
 //     CONFIG_BLKDEV_UBLK_LEGACY_OPCODES accept only the ioctl-encoded ones,
 //     so the opcode form is chosen by probing GET_FEATURES.
+//   GET_QUEUE_AFFINITY (the CPUs blk-mq maps to a queue): 6.1
 //   UBLK_F_USER_COPY: 6.5 (not used: see device.h).
 #ifndef PATHWISE_DATAPATH_UBLK_UAPI_H_
 #define PATHWISE_DATAPATH_UBLK_UAPI_H_
@@ -29,6 +30,10 @@
   _IOWR('u', UBLK_CMD_STOP_DEV, struct ublksrv_ctrl_cmd)
 #define UBLK_U_CMD_SET_PARAMS \
   _IOWR('u', UBLK_CMD_SET_PARAMS, struct ublksrv_ctrl_cmd)
+#endif
+#ifndef UBLK_U_CMD_GET_QUEUE_AFFINITY
+#define UBLK_U_CMD_GET_QUEUE_AFFINITY \
+  _IOR('u', UBLK_CMD_GET_QUEUE_AFFINITY, struct ublksrv_ctrl_cmd)
 #endif
 #ifndef UBLK_U_CMD_GET_FEATURES
 #define UBLK_U_CMD_GET_FEATURES _IOR('u', 0x13, struct ublksrv_ctrl_cmd)

@@ -6,6 +6,7 @@
 # namespace 2 (ublk_drv loaded by the datapath itself), fio
 # randrw 4k with crc32c verification, I/O seen on both paths' links (the
 # passthru commands are not in the namespaces' /sys/block stat on 6.12);
+# the queue threads pinned to their queues' CPUs;
 # then path 0's link goes down mid-run and comes back: fio verification
 # passes with no error, and path 0 carries I/O again afterwards; then, in
 # another fio verify run, path 0's ANA state goes inaccessible (the
@@ -56,6 +57,18 @@ dev=$(head -1 "$TB_OUT/device.txt")
 cat "$TB_OUT/server.log"
 [[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
 expect_eq "device size" "$(blockdev --getsize64 "$dev")" $((256 << 20))
+# Each queue's thread runs on the CPUs blk-mq maps to its queue: with 2
+# queues on the guest's 2 vCPUs, one CPU each.
+if (($(nproc) == 2)); then
+  qcpus=()
+  for q in 0 1; do
+    for t in /proc/$pid/task/*; do
+      [[ $(cat "$t/comm" 2>/dev/null) == "pw-ublk-q$q" ]] &&
+        qcpus+=("$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")")
+    done
+  done
+  expect_eq "queue threads' CPUs" "${qcpus[*]}" "0 1"
+fi
 
 fio_verify() { # name runtime [fio args]
   local name=$1 runtime=$2

@@ -104,6 +104,8 @@ class NvmeQueueTest : public ::testing::Test {
     c.user_data = s.user_data;
     c.res = res;
     queue_->OnCqe(c);
+    // The queue's loop ends its turn after its CQEs.
+    queue_->EndTurn();
   }
   // Advances the clock and lets the queue do its periodic work.
   std::vector<Sqe> Advance(int64_t ns) {

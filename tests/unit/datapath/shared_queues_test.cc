@@ -101,6 +101,8 @@ class SharedQueuesTest : public ::testing::Test {
     c.user_data = s.user_data;
     c.res = res;
     queues_[q]->OnCqe(c);
+    // The queue's loop ends its turn after its CQEs.
+    queues_[q]->EndTurn();
   }
   std::vector<Sqe> Advance(int q, int64_t ns) {
     now_ += ns;
@@ -143,6 +145,40 @@ TEST_F(SharedQueuesTest, QueueDepthCountsEveryQueuesIo) {
   const SelectorView v = backend_->selector().View();
   EXPECT_EQ(v.inflight, (std::vector<int>{2, 2}));
   EXPECT_FALSE(v.scorer.has_value());  // only pathwise keeps one
+}
+
+TEST_F(SharedQueuesTest, ATurnsCompletionsReachTheSelectorBeforeItsNextChoice) {
+  Start(policy::Policy::kQueueDepth);
+  const Sqe a = Submit(0, 1);
+  const Sqe b = Submit(1, 1);
+  const Sqe c = Submit(0, 2);  // the tie goes to path 0
+  ASSERT_EQ(a.fd, 0);
+  ASSERT_EQ(b.fd, 1);
+  ASSERT_EQ(c.fd, 0);
+  // One loop turn of queue 0: both its reads on path 0 complete, then a
+  // new request arrives. Its choice sees both completions (path 0 empty,
+  // path 1 one out: path 0); were they held until the turn's end, path 0
+  // would count two and lose.
+  now_ += kMs;
+  for (const Sqe* s : {&a, &c}) {
+    io_uring_cqe cqe{};
+    cqe.user_data = s->user_data;
+    queues_[0]->OnCqe(cqe);
+  }
+  const Sqe d = Submit(0, 3);
+  EXPECT_EQ(d.fd, 0);
+  queues_[0]->EndTurn();
+  EXPECT_EQ(backend_->selector().View().inflight, (std::vector<int>{1, 1}));
+  // A turn with a completion and no choice after it: the selector has it
+  // when the turn ends.
+  now_ += kMs;
+  io_uring_cqe cqe{};
+  cqe.user_data = d.user_data;
+  queues_[0]->OnCqe(cqe);
+  queues_[0]->EndTurn();
+  EXPECT_EQ(backend_->selector().inflight(0), 0);
+  EXPECT_EQ(backend_->selector().inflight(1), 1);
+  EXPECT_EQ(contexts_[0].completed_.size(), 3u);
 }
 
 TEST_F(SharedQueuesTest, PathwiseSeesEveryQueuesIoAndOneScorer) {

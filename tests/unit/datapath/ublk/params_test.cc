@@ -101,6 +101,8 @@ TEST(UblkParams, OpcodesAreTheKernelsNumbers) {
   EXPECT_EQ(ControlOpcode(UBLK_CMD_START_DEV, true), 0xc0207506u);
   EXPECT_EQ(ControlOpcode(UBLK_CMD_STOP_DEV, true), 0xc0207507u);
   EXPECT_EQ(ControlOpcode(UBLK_CMD_DEL_DEV, true), 0xc0207505u);
+  EXPECT_EQ(ControlOpcode(UBLK_CMD_GET_QUEUE_AFFINITY, true), 0x80207501u);
+  EXPECT_EQ(ControlOpcode(UBLK_CMD_GET_QUEUE_AFFINITY, false), 0x01u);
   EXPECT_EQ(static_cast<uint32_t>(UBLK_U_CMD_GET_FEATURES), 0x80207513u);
   EXPECT_EQ(FetchOpcode(true), 0xc0107520u);
   EXPECT_EQ(CommitOpcode(true), 0xc0107521u);
