@@ -167,7 +167,9 @@ done
 ((wsum >= 62 && wsum <= 64)) || fail "read weights sum to $wsum"
 pass "datapath /metrics: the selector's EWMAs, weights, selections and in-flight counts"
 # ANA: path 0 inaccessible mid-run, then optimized again. Each wait polls;
-# fio's runtime only has to outlast them.
+# fio's runtime only has to outlast them: 40 s, for the five waits of up
+# to 10 s each on a loaded host, where the datapath's ANA log reads can
+# time out and take a retry (20 s ran out on a host building beside it).
 p0=$(basename "$(dirname "$(grep -l "$uuid" /sys/class/nvme/"${TB_CTRLS[0]}"/nvme*n*/wwid)")")
 grows() { # i bytes since: path i's link moved more than `bytes` since `since`
   (($(link_bytes "$1") - $3 > $2))
@@ -175,7 +177,7 @@ grows() { # i bytes since: path i's link moved more than `bytes` since `since`
 log_has() { grep -q "$1" "$TB_OUT/server.log"; }
 ana_lines() { grep -c "pathwise: path $p0: ANA $1" "$TB_OUT/server.log"; }
 running() { kill -0 "$fio_pid" 2>/dev/null || fail "fio ana ended before the ANA checks did"; }
-fio_verify ana 20 &
+fio_verify ana 40 &
 fio_pid=$!
 b0=$(link_bytes 0)
 tb_wait 10 grows 0 $((1 << 20)) "$b0" || fail "fio ana: no I/O on path 0 before the flip"
