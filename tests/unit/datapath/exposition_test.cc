@@ -25,6 +25,7 @@ namespace {
 using testing_util::kP0;
 using testing_util::kP1;
 using testing_util::Path;
+using testing_util::TwoPathView;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -35,13 +36,7 @@ const exporters::BuildInfo kBuild{"1.2.3", "abc"};
 // Two paths: path 0 served reads and writes and failed over once, path 1
 // is failed and being probed.
 DatapathView View() {
-  DatapathView v;
-  v.device = "ublkb0";
-  v.policy = policy::Policy::kQueueDepth;
-  v.group.id = "uuid.0000-1";
-  v.group.subsysnqn = "nqn.2014-08.org.example:ns";
-  v.group.paths = {Path(0), Path(1)};
-  v.stats.paths.resize(2);
+  DatapathView v = TwoPathView(policy::Policy::kQueueDepth);
   PathStats& p0 = v.stats.paths[0];
   p0.RecordOp(model::Op::kRead, 4096, 100'000);     // 100 us
   p0.RecordOp(model::Op::kRead, 4096, 3'000'000);   // 3 ms

@@ -21,6 +21,7 @@ namespace pathwise::datapath {
 namespace {
 
 using testing_util::Path;
+using testing_util::TwoPathView;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -29,13 +30,7 @@ constexpr int64_t kUsNs = 1000;
 
 // Two paths under the queue-depth policy, both usable, with some I/O.
 DatapathView Start() {
-  DatapathView v;
-  v.device = "ublkb0";
-  v.policy = policy::Policy::kQueueDepth;
-  v.group.id = "uuid.0000-1";
-  v.group.subsysnqn = "nqn.2014-08.org.example:ns";
-  v.group.paths = {Path(0), Path(1)};
-  v.stats.paths.resize(2);
+  DatapathView v = TwoPathView(policy::Policy::kQueueDepth);
   v.stats.paths[0].RecordOp(model::Op::kRead, 4096, 100 * kUsNs);
   v.stats.paths[0].selections = 5;
   v.stats.paths[1].RecordOp(model::Op::kRead, 4096, 100 * kUsNs);

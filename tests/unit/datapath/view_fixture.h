@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "datapath/exposition.h"
 #include "datapath/namespaces.h"
+#include "policy/policy.h"
 
 namespace pathwise::testing_util {
 
@@ -19,6 +21,19 @@ inline datapath::NamespacePath Path(int ctrl) {
   p.subsysnqn = "nqn.2014-08.org.example:ns";
   p.nsid = 1;
   return p;
+}
+
+// The device ublkb0 over Path(0) and Path(1) of one namespace, under
+// `policy`, with an empty stats slot per path.
+inline datapath::DatapathView TwoPathView(policy::Policy policy) {
+  datapath::DatapathView v;
+  v.device = "ublkb0";
+  v.policy = policy;
+  v.group.id = "uuid.0000-1";
+  v.group.subsysnqn = "nqn.2014-08.org.example:ns";
+  v.group.paths = {Path(0), Path(1)};
+  v.stats.paths.resize(2);
+  return v;
 }
 
 // The labels of Path(0) and Path(1) in subsystem nvme-subsys3 under the
