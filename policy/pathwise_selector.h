@@ -17,9 +17,13 @@
 //     its cap stays above its in-flight and grows as it is given more; at
 //     the knee the rate stops growing and the cap stops with it.
 // The choice, among the candidates:
-//   1. a candidate with nothing in flight (every usable path keeps at least
-//      one I/O, so its latency stays known and a path that got better is
-//      seen);
+//   1. a candidate with nothing in flight that has not been sent an I/O
+//      for kProbeBases of its base latencies, or has no base yet: the
+//      probe that keeps an idle path's latency known, so that a path that
+//      got better is seen. Keeping one I/O on every path at all times
+//      instead would hold one of few outstanding slots on a slow path for
+//      its whole latency (at 4 outstanding and a 6x slower path, a quarter
+//      of the slots for a sixth of their worth);
 //   2. while some candidate has no completion yet, the least in-flight;
 //   3. among the candidates below their cap, the least base (the most
 //      throughput per I/O), least in-flight on ties;
@@ -72,6 +76,9 @@ class PathwiseSelector final : public Selector {
   // its base when its rate fell below 1/kDrainRateDrop of its highest at
   // the last kBaseWindows ticks.
   static constexpr double kDrainRateDrop = 2;
+  // An idle path is probed once per kProbeBases of its base latencies: a
+  // slow path then holds one I/O for 1 / (kProbeBases + 1) of the time.
+  static constexpr int kProbeBases = 4;
 
   explicit PathwiseSelector(const PathwisePolicyParams& params);
 
@@ -82,8 +89,9 @@ class PathwiseSelector final : public Selector {
     bool unknown = false;
     for (int i : table_.candidates()) {
       const int n = table_.inflight(i);
-      if (n == 0) return i;
       const PathState& p = path_[i];
+      // A drained path's probe goes as soon as it is empty.
+      if (n == 0 && (p.drain != 0 || ProbeDue(p))) return i;
       if (p.drain != 0) continue;
       if (p.base_ns == kNone) {
         unknown = true;
@@ -98,16 +106,20 @@ class PathwiseSelector final : public Selector {
     if (open >= 0 && !unknown) return open;
     return LeastInFlightNotDraining();
   }
-  void OnSubmit(int path, const IoRequest&, int64_t) override {
-    if (table_.Has(path) && path_[path].drain != 0 &&
-        table_.inflight(path) == 0) {
-      path_[path].drain = 2;  // the probe
+  void OnSubmit(int path, const IoRequest&, int64_t now_ns) override {
+    now_ns_ = std::max(now_ns_, now_ns);
+    if (table_.Has(path)) {
+      if (path_[path].drain != 0 && table_.inflight(path) == 0) {
+        path_[path].drain = 2;  // the probe
+      }
+      path_[path].last_submit_ns = now_ns;
     }
     table_.Submitted(path);
   }
   void OnComplete(int path, const IoRequest& io,
                   const Completion& completion) override {
     table_.Left(path);
+    now_ns_ = std::max(now_ns_, completion.now_ns);
     if (!table_.Has(path)) return;
     PathState& p = path_[path];
     if (!completion.ok) {
@@ -175,7 +187,16 @@ class PathwiseSelector final : public Selector {
     // Refreshing a base no completion has confirmed for kBaseWindows
     // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
     int drain = 0;
+    int64_t last_submit_ns = -1;  // when it was last sent an I/O
   };
+
+  // Whether an idle path is due its probe (rule 1): it has no base yet, or
+  // its last I/O went out kProbeBases of its base latencies ago.
+  bool ProbeDue(const PathState& p) const {
+    if (p.base_ns == kNone || p.last_submit_ns < 0) return true;
+    const uint64_t gap = p.base_ns * kProbeBases;
+    return now_ns_ - p.last_submit_ns >= static_cast<int64_t>(gap);
+  }
 
   int LeastInFlightNotDraining() const {
     int best = kNoPath;
@@ -222,6 +243,7 @@ class PathwiseSelector final : public Selector {
   PathTable table_;
   std::vector<PathState> path_;
   int next_drain_ = 0;  // where the next search for a stale base starts
+  int64_t now_ns_ = 0;  // the latest submission or completion time seen
   scoring::HeadScorer scorer_;
   std::array<std::vector<uint32_t>, kGroups> weight_;  // [group][path]
   // This window's completions and failovers, per path.

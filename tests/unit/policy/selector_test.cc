@@ -297,6 +297,39 @@ TEST(Pathwise, FillsTheFastestPathUpToItsKneeThenTheNext) {
   EXPECT_EQ(s.inflight(1), 25);
 }
 
+// An idle slower path is probed once per kProbeBases of its base, not
+// kept busy: with few I/Os outstanding, one on a 6x slower path for its
+// whole latency costs the faster path a slot. A probe that finds the path
+// faster than the other makes it the one that takes the I/O.
+TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // Path 0: 36 ms, path 1: 6 ms, both lightly loaded (below their caps).
+  Complete(s, 0, 3, 100 * kMs, 40 * kMs, 36 * kMs);
+  Complete(s, 1, 150, 100 * kMs, 500 * kUs, 6 * kMs);
+  ASSERT_EQ(s.base(0), static_cast<uint64_t>(36 * kMs));
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(6 * kMs));
+  ASSERT_GT(s.cap(1), 4);
+  // Path 0's last I/O went out at 144 ms (180 - 36): idle, but probed
+  // again only 4 x 36 = 144 ms later; until then path 1 takes every I/O.
+  const int64_t last0 = 180 * kMs - 36 * kMs;
+  s.OnSubmit(1, Read(), 200 * kMs);  // now = 200 ms
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs - 1);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs);
+  EXPECT_EQ(s.Select(Read()), 0);  // the probe
+  const int64_t probe = last0 + PathwiseSelector::kProbeBases * 36 * kMs;
+  s.OnSubmit(0, Read(), probe);
+  // One probe at a time: path 0 has it in flight, path 1 takes the rest.
+  EXPECT_EQ(s.Select(Read()), 1);
+  // The probe comes back in 2 ms: path 0 is now the faster path.
+  s.OnComplete(0, Read(), {.now_ns = probe + 2 * kMs, .latency_ns = 2 * kMs});
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_EQ(s.Select(Read()), 0);
+}
+
 TEST(Pathwise, BaseFollowsAPathThatGotSlowerAfterItsWindows) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
