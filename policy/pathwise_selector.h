@@ -18,7 +18,8 @@
 //     the knee the rate stops growing and the cap stops with it.
 // The choice, among the candidates:
 //   1. a candidate with nothing in flight that has not been sent an I/O
-//      for kProbeBases of its base latencies, or has no base yet: the
+//      for kProbeBases of its base latencies (at most a window), or has
+//      no base yet: the
 //      probe that keeps an idle path's latency known, so that a path that
 //      got better is seen. Keeping one I/O on every path at all times
 //      instead would hold one of few outstanding slots on a slow path for
@@ -191,10 +192,16 @@ class PathwiseSelector final : public Selector {
   };
 
   // Whether an idle path is due its probe (rule 1): it has no base yet, or
-  // its last I/O went out kProbeBases of its base latencies ago.
+  // its last I/O went out kProbeBases of its base latencies ago, or a
+  // window ago if that is sooner (the scorer then has a sample of it in
+  // every window or so, and one very slow completion does not keep a path
+  // that recovered unprobed for long).
   bool ProbeDue(const PathState& p) const {
     if (p.base_ns == kNone || p.last_submit_ns < 0) return true;
-    const uint64_t gap = p.base_ns * kProbeBases;
+    const auto window =
+        static_cast<uint64_t>(std::max<int64_t>(params_.window_ns, 0));
+    const uint64_t gap =
+        p.base_ns >= window / kProbeBases ? window : p.base_ns * kProbeBases;
     return now_ns_ - p.last_submit_ns >= static_cast<int64_t>(gap);
   }
 

@@ -330,6 +330,23 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
   EXPECT_EQ(s.Select(Read()), 0);
 }
 
+// A path whose base is over a quarter of a window is probed once a window,
+// not once per 4 bases: one very slow completion does not keep a path that
+// recovered unprobed for long.
+TEST(Pathwise, ProbesAnIdlePathAtLeastOncePerWindow) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  Complete(s, 0, 1, 700 * kMs, 1, 600 * kMs);  // sent at 100 ms
+  Complete(s, 1, 150, 100 * kMs, 500 * kUs, 6 * kMs);
+  ASSERT_EQ(s.base(0), static_cast<uint64_t>(600 * kMs));
+  ASSERT_GT(s.cap(1), 4);
+  s.OnSubmit(1, Read(), 1100 * kMs - 1);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), 1100 * kMs);  // a window after path 0's last I/O
+  EXPECT_EQ(s.Select(Read()), 0);
+}
+
 TEST(Pathwise, BaseFollowsAPathThatGotSlowerAfterItsWindows) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
