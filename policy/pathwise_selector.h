@@ -11,11 +11,19 @@
 //     cannot hide its base);
 //   - `rate`: its completions per second, sampled over intervals of at
 //     least one base latency and smoothed (1/4 new);
-//   - `cap` = rate x base x (1 + 1/kCapSlackDen) + 1: the I/Os it serves
-//     without queueing (Little's law: in service = rate x base) plus room
-//     to grow. A path below its knee runs at rate = in-flight / base, so
-//     its cap stays above its in-flight and grows as it is given more; at
-//     the knee the rate stops growing and the cap stops with it.
+//   - `unloaded`: its mean latency where it was least loaded: per load
+//     level (the I/Os in flight on it at a completion, in powers of two) a
+//     running mean of latency; the least of the levels with enough
+//     completions. Jitter raises every level's mean alike, queueing only
+//     the levels past the knee, so this is the latency without a queue
+//     but with the path's jitter, which `base` (a minimum) leaves out;
+//   - `cap` = rate x unloaded x (1 + 1/kCapSlackDen) + 1: the I/Os it
+//     serves without queueing (Little's law: in service = rate x latency)
+//     plus room to grow. A path below its knee runs at rate = in-flight /
+//     unloaded, so its cap stays above its in-flight and grows as it is
+//     given more; at the knee the rate stops growing and the cap stops
+//     with it. (From `base` instead, a path whose jitter alone puts its
+//     mean 25 % over its minimum would count as saturated at any load.)
 // The choice, among the candidates:
 //   1. a candidate with nothing in flight that has not been sent an I/O
 //      for kProbeBases of its base latencies (at most a window), or has
@@ -51,6 +59,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -77,9 +86,15 @@ class PathwiseSelector final : public Selector {
   // its base when its rate fell below 1/kDrainRateDrop of its highest at
   // the last kBaseWindows ticks.
   static constexpr double kDrainRateDrop = 2;
+  // Load levels (in-flight counts 1, 2-3, 4-7, ...) with a mean latency
+  // each, and the completions a level needs before it counts.
+  static constexpr int kLoadLevels = 24;
+  static constexpr int kLevelSamples = 16;
+  // The levels' running means: 1 / kLevelSmoothDen of each completion.
+  static constexpr int kLevelSmoothDen = 8;
   // An idle path is probed once per kProbeBases of its base latencies: a
   // slow path then holds one I/O for 1 / (kProbeBases + 1) of the time.
-  static constexpr int kProbeBases = 4;
+  static constexpr int kProbeBases = 16;
 
   explicit PathwiseSelector(const PathwisePolicyParams& params);
 
@@ -133,6 +148,7 @@ class PathwiseSelector final : public Selector {
     if (p.drain == 2 && table_.inflight(path) == 0) {
       // The probe, alone on the drained path: its latency is the base.
       p.mins.fill(kNone);
+      p.levels.fill(LoadLevel{});
       p.window_min_ns = lat;
       p.base_ns = lat;
       p.drain = 0;
@@ -175,6 +191,12 @@ class PathwiseSelector final : public Selector {
   static constexpr int kGroups = model::kOpGroupCount;
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 
+  // Completions that left a path with in-flight counts in one power-of-two
+  // range, and their running mean latency.
+  struct LoadLevel {
+    double mean_ns = 0;
+    int count = 0;  // up to kLevelSamples
+  };
   struct PathState {
     uint64_t base_ns = kNone;        // min over the ring and this window
     uint64_t window_min_ns = kNone;  // this tick's lowest latency
@@ -188,6 +210,7 @@ class PathwiseSelector final : public Selector {
     // Refreshing a base no completion has confirmed for kBaseWindows
     // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
     int drain = 0;
+    std::array<LoadLevel, kLoadLevels> levels{};
     int64_t last_submit_ns = -1;  // when it was last sent an I/O
   };
 
@@ -216,6 +239,23 @@ class PathwiseSelector final : public Selector {
 
   // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
   void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
+    // Only loads below the cap the base alone gives count: that cap never
+    // lets a path past its knee, so no level's mean holds more than its
+    // slack of queueing, and the levels cannot raise the cap that admits
+    // their own samples.
+    if (p.base_ns != kNone &&
+        inflight < p.rate * static_cast<double>(p.base_ns) / 1e9) {
+      LoadLevel& level = p.levels[std::min<int>(
+          std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
+          kLoadLevels - 1)];
+      const auto l = static_cast<double>(lat);
+      if (level.count < kLevelSamples) {
+        ++level.count;
+        level.mean_ns += (l - level.mean_ns) / level.count;
+      } else {
+        level.mean_ns += (l - level.mean_ns) / kLevelSmoothDen;
+      }
+    }
     if (inflight < p.cap || p.base_ns == kNone) {
       p.window_min_ns = std::min(p.window_min_ns, lat);
       if (lat < p.base_ns) {
@@ -239,9 +279,23 @@ class PathwiseSelector final : public Selector {
   }
   static void UpdateCap(PathState& p) {
     if (p.base_ns == kNone) return;
-    const double in_service = p.rate * static_cast<double>(p.base_ns) / 1e9;
-    p.cap = static_cast<int>(
+    p.cap = CapFor(p.rate, Unloaded(p));
+  }
+  // The cap of a path serving `rate` I/Os per second at `latency_ns`
+  // without a queue.
+  static int CapFor(double rate, double latency_ns) {
+    const double in_service = rate * latency_ns / 1e9;
+    return static_cast<int>(
         std::min(in_service * (kCapSlackDen + 1) / kCapSlackDen + 1, 1e9));
+  }
+  // The mean latency of the least loaded level with kLevelSamples
+  // completions, at least the base; the base until a level has them.
+  static double Unloaded(const PathState& p) {
+    const auto base = static_cast<double>(p.base_ns);
+    for (const LoadLevel& level : p.levels) {
+      if (level.count >= kLevelSamples) return std::max(base, level.mean_ns);
+    }
+    return base;
   }
   void StartDrain();
   void Reset();

@@ -6,7 +6,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <tuple>
 #include <vector>
 
 #include "policy/hst_selector.h"
@@ -312,7 +315,8 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
   ASSERT_EQ(s.base(1), static_cast<uint64_t>(6 * kMs));
   ASSERT_GT(s.cap(1), 4);
   // Path 0's last I/O went out at 144 ms (180 - 36): idle, but probed
-  // again only 4 x 36 = 144 ms later; until then path 1 takes every I/O.
+  // again only kProbeBases x 36 ms later; until then path 1 takes every
+  // I/O.
   const int64_t last0 = 180 * kMs - 36 * kMs;
   s.OnSubmit(1, Read(), 200 * kMs);  // now = 200 ms
   EXPECT_EQ(s.Select(Read()), 1);
@@ -333,6 +337,48 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
 // A path whose base is over a quarter of a window is probed once a window,
 // not once per 4 bases: one very slow completion does not keep a path that
 // recovered unprobed for long.
+// A latency-bound path with jitter (5 or 9 ms at any load: its mean 7 ms
+// is 40 % over its minimum) is not saturated: with 8 I/Os outstanding in a
+// closed loop, the 36 ms path gets only its probes. From the minimum
+// alone the fast path's cap fell to its in-flight count and every eighth
+// I/O spilled to the slow path.
+TEST(Pathwise, JitterIsNotSaturation) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // (completion time, path, latency), earliest first.
+  using Io = std::tuple<int64_t, int, int64_t>;
+  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
+  int64_t now = 0;
+  int next_tick = 1;
+  uint64_t fast_lat = 0;
+  std::array<int, 2> sent{};
+  const auto submit = [&] {
+    const int p = s.Select(Read());
+    ASSERT_NE(p, kNoPath);
+    s.OnSubmit(p, Read(), now);
+    const int64_t lat = p == 0 ? 36 * kMs : (++fast_lat % 2 ? 5 : 9) * kMs;
+    out.emplace(now + lat, p, lat);
+    if (now >= 2 * kSec) ++sent[p];
+  };
+  for (int k = 0; k < 8; ++k) submit();
+  while (now < 12 * kSec) {
+    const auto [at, p, lat] = out.top();
+    out.pop();
+    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
+    now = at;
+    s.OnComplete(p, Read(), {.now_ns = now, .latency_ns = lat});
+    submit();
+  }
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(5 * kMs));
+  EXPECT_GT(s.cap(1), 8);
+  // 10 s: ~11k I/Os on the fast path; the slow one's probes, one per
+  // kProbeBases x 36 ms (+ its own 36 ms).
+  EXPECT_GT(sent[1], 10000);
+  EXPECT_LE(sent[0],
+            10 * kSec / ((PathwiseSelector::kProbeBases + 1) * 36 * kMs) + 1);
+}
+
 TEST(Pathwise, ProbesAnIdlePathAtLeastOncePerWindow) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
