@@ -12,7 +12,7 @@
 #       [--iodepth N] [--base-delay MS] [--sides "kernel datapath"]
 #       [--policy round-robin] [--datapath-args "--queues 1 --depth 64"]
 #       [--pathwise BIN] [--variant "NAME|BIN|ARGS"]... [--work DIR]
-#       [--out FILE] [--label TEXT]
+#       [--out FILE] [--label TEXT] [--fio-args "--cpus_allowed=0"]
 #
 # --variant: another datapath build or flags, run after the main one in the
 # datapath's boot (plain, traced, plain), analysed the same way.
@@ -25,7 +25,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 traced=4 plain=10 numjobs=2 iodepth=2 base_delay=5 policy=round-robin
-sides="kernel datapath" dp_args="--queues 1 --depth 64" variants="" work="" label=""
+sides="kernel datapath" dp_args="--queues 1 --depth 64" variants="" work="" label="" fio_args=""
 bin=$root/build/pathwise
 out=$root/bench/results/datapath_latency_breakdown.txt
 
@@ -49,6 +49,7 @@ while (($#)); do
     --work) work=$2 ;;
     --out) out=$2 ;;
     --label) label=$2 ;;
+    --fio-args) fio_args=$2 ;;
     *) die "unknown argument '$1' (see the header of $0)" ;;
   esac
   shift 2 || die "$1 needs a value"
@@ -86,7 +87,7 @@ for side in $sides; do
   flock /tmp/pathwise-testbed.lock "$testbed" run --kernel 6.12 --topology tcp:2 \
     --multipath "$mp" --timeout 1800 --quiet --out "$dir" \
     "$case_script" "$side" "$traced" "$plain" "$numjobs" "$iodepth" "$base_delay" \
-    "$bin" "$policy" "$([[ $side == datapath ]] && echo "$variants")" $dp_args || rc=$?
+    "$bin" "$policy" "$([[ $side == datapath ]] && echo "$variants")" "$fio_args" $dp_args || rc=$?
   if ((rc != 0)); then
     tail -20 "$dir/testbed-console.log" >&2 2>/dev/null
     die "$side: testbed run exited $rc (logs in $dir)"
@@ -98,7 +99,7 @@ done
   [[ -n $label ]] && echo "# run: $label"
   echo "# pathwise: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- datapath || echo ' (+ uncommitted changes)'), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# guest: 6.12 testbed (QEMU TCG, 2 vCPUs, tcp:2 over veth to nvmet), netem +${base_delay} ms on both paths"
-  echo "# fio: randread 4k ${numjobs}x${iodepth}, io_uring, direct; plain runs ${plain} s, traced ${traced} s"
+  echo "# fio: randread 4k ${numjobs}x${iodepth}, io_uring, direct${fio_args:+, $fio_args}; plain runs ${plain} s, traced ${traced} s"
   echo "# kernel: head device, iopolicy round-robin; datapath: --policy $policy $dp_args"
   [[ -n $variants ]] && echo "# variants: $variants"
   echo

@@ -13,12 +13,13 @@
 #   events.txt        the events asked for and whether the kernel has them
 #
 # Args: SIDE TRACED_S PLAIN_S NUMJOBS IODEPTH BASE_DELAY_MS PATHWISE POLICY
-#       VARIANTS [DATAPATH_ARGS...]
+#       VARIANTS FIO_ARGS [DATAPATH_ARGS...]
 #   VARIANTS: "" or "NAME|BINARY|ARGS;..." (datapath side only)
+#   FIO_ARGS: "" or more fio options for every run (e.g. --cpus_allowed=0)
 set -u
 side=$1 traced_s=$2 plain_s=$3 numjobs=$4 iodepth=$5 base_delay=$6 bin=$7
-policy=$8 variant_list=$9
-shift 9
+policy=$8 variant_list=$9 fio_args=${10}
+shift 10
 dp_args=("$@")
 rows=$TB_OUT/rows.txt
 : >"$rows"
@@ -73,10 +74,11 @@ fio_run() {
   local config=$1 phase=$2 dev=$3 secs=$plain_s json
   [[ $phase == traced ]] && secs=$traced_s
   json=$TB_OUT/fio-$config-$phase.json
+  # shellcheck disable=SC2086 # fio_args is a list of options
   fio --name=lat --filename="$dev" --eta=never --direct=1 --ioengine=io_uring \
     --rw=randread --bs=4k --numjobs="$numjobs" --iodepth="$iodepth" --group_reporting \
     --time_based --runtime="$secs" --norandommap --randrepeat=0 \
-    --output-format=json --output="$json" || die "fio failed on $dev ($config $phase)"
+    --output-format=json --output="$json" $fio_args || die "fio failed on $dev ($config $phase)"
   jq -r --arg c "$config" --arg p "$phase" \
     '.jobs[0] | "\($c) \($p) \(.read.iops | floor) \(.read.clat_ns.mean / 1000 | floor) \(.read.total_ios)"' \
     "$json" | tee -a "$rows"
