@@ -19,9 +19,12 @@
 #       [--base-delay MS]
 #       [--datapath-args "--queues 1 --depth 64"] [--perf] [--pathwise BIN]
 #       [--out FILE] [--label TEXT] [--work DIR] [--variant "NAME|BIN|ARGS"]...
+#       [--variant-scenarios "symmetric delay30"]
 #
 # --variant: another datapath build or flags, run in the datapath's boot on
-# symmetric and delay30 under round-robin and pathwise (rows POLICY/NAME).
+# the --variant-scenarios (default symmetric and delay30; the table shows
+# those also in --scenarios) under round-robin and pathwise (rows
+# POLICY/NAME), after the main rows, variants in the order given.
 # --work DIR keeps the raw runs there, and a boot whose rows are already in
 # DIR is not run again (to resume, or to add a side later).
 # Writes FILE (default bench/results/datapath_vs_kernel.txt). One boot per
@@ -43,7 +46,7 @@ base_delay=5
 scenarios="symmetric delay30 lossy down"
 sides="kernel datapath"
 dp_args="--queues 1 --depth 64"
-perf=0 label="" variants=""
+perf=0 label="" variants="" variant_scenarios="symmetric delay30"
 bin=$root/build/pathwise
 out=$root/bench/results/datapath_vs_kernel.txt
 
@@ -66,6 +69,7 @@ while (($#)); do
     --label) label=$2 ;;
     --work) work=$2 ;;
     --variant) variants+="${variants:+;}$2" ;;
+    --variant-scenarios) variant_scenarios=$2 ;;
     --perf) perf=1; shift; continue ;;
     *) die "unknown argument '$1' (see the header of $0)" ;;
   esac
@@ -108,7 +112,7 @@ boot() {
     flock /tmp/pathwise-testbed.lock "$testbed" run --kernel 6.12 --topology tcp:2 \
       --multipath "$mp" --timeout 1800 --quiet --out "$dir" \
       "$case_script" "$side" "$(IFS=,; echo "${todo[*]}")" "$runtime" "$numjobs" "$iodepth" \
-      "$bin" "$perf" "$variants" "$base_delay" $dp_args || rc=$?
+      "$bin" "$perf" "$variants" "$base_delay" "${variant_scenarios// /,}" $dp_args || rc=$?
     if ((rc != 0)); then
       tail -20 "$dir/testbed-console.log" >&2 2>/dev/null
       die "$side: testbed run exited $rc (logs in $dir)"
@@ -176,7 +180,7 @@ lab_mib() { # scenario policy -> MiB/s or "-"
   echo "# guest: $(grep -h 'datapath_vs_kernel: ' "$work"/*/testbed-console.log 2>/dev/null | grep -o '[0-9.]*+deb12-amd64' | head -1) (testbed, QEMU TCG, 2 vCPUs, tcp:2 over veth to nvmet null_blk)"
   echo "# fio: --rw=randread --bs=4k --numjobs=$numjobs --iodepth=$iodepth (${numjobs}x${iodepth} = $((numjobs * iodepth)) outstanding) --ioengine=io_uring --direct=1 --runtime=${runtime}s, one run per policy"
   echo "# datapath: pathwise datapath --namespace auto --policy P $dp_args"
-  [[ -n $variants ]] && echo "# variants (rows POLICY/NAME, same boot as the datapath's): $variants"
+  [[ -n $variants ]] && echo "# variants (rows POLICY/NAME, same boot as the datapath's, on $variant_scenarios): $variants"
   echo "# lab: two paths, each a ${calib:-?} us round trip (the kernel's round-robin mean on symmetric paths), same workload and fault schedule"
   [[ " $scenarios " == *" lb-"* ]] &&
     echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric)"

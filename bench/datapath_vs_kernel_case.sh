@@ -8,7 +8,7 @@
 # the datapath process's, "-" for the kernel) and fio's JSON per policy.
 #
 # Args: SIDE SCENARIOS RUNTIME NUMJOBS IODEPTH PATHWISE PERF VARIANTS
-#       BASE_DELAY_MS [DATAPATH_ARGS...]
+#       BASE_DELAY_MS VARIANT_SCENARIOS [DATAPATH_ARGS...]
 #   SIDE: kernel (needs --multipath on) | datapath (--multipath off)
 #   SCENARIOS: comma-separated: symmetric, delay30, lossy, down, and the
 #     latency-bound pair lb-symmetric (netem BASE_DELAY_MS on both paths)
@@ -16,12 +16,13 @@
 # PERF 1 (datapath side): one more pathwise run under
 # `perf record -a -g`, its report in $TB_OUT/perf-*.txt.
 # VARIANTS (datapath side; "" for none): "NAME|BINARY|ARGS;..." more datapath builds or
-# flags, each run on symmetric and delay30 under round-robin and pathwise in
-# the same boot, rows labelled POLICY/NAME (before/after comparisons).
+# flags, each run on VARIANT_SCENARIOS (comma-separated, e.g.
+# symmetric,delay30) under round-robin and pathwise in the same boot, rows
+# labelled POLICY/NAME (before/after comparisons).
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
-base_delay=$9
-shift 9
+base_delay=$9 variant_scenarios=${10}
+shift 10
 dp_args=("$@")
 rows=$TB_OUT/rows.txt
 : >"$rows"
@@ -188,7 +189,7 @@ IFS=';' read -ra variants <<<"$variant_list"
 for v in "${variants[@]}"; do
   IFS='|' read -r vname vbin vargs <<<"$v"
   [[ -x $vbin ]] || die "variant $vname: no binary at $vbin"
-  for scenario in symmetric delay30; do
+  for scenario in ${variant_scenarios//,/ }; do
     for p in round-robin pathwise; do
       # shellcheck disable=SC2086 # vargs is a list of flags
       datapath_run "$p" "$p/$vname" "$vbin" $vargs
