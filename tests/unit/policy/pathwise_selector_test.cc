@@ -1,0 +1,281 @@
+// The pathwise selector in isolation: time and completions fed by hand.
+#include "policy/pathwise_selector.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+#include "scoring/scoring.h"
+#include "tests/unit/policy/selector_fixture.h"
+
+namespace pathwise::policy {
+namespace {
+
+TEST(Pathwise, FeedsTheScoringLibraryEveryTick) {
+  PathwiseSelector s({.window_ns = 1 * kSec, .ewma_shift = 3});
+  const std::vector<PathInfo> paths = {Path(), Path(), Path(false)};
+  s.SetPaths(paths);
+  // Before the first tick the usable paths share the weight equally.
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
+  // Completions on both paths: 100 us on path 0, 200 us on path 1.
+  const std::array<int64_t, 2> latency = {100 * kUs, 200 * kUs};
+  int64_t now = 0;
+  for (int k = 0; k < 50; ++k, now += kMs) {
+    for (int p = 0; p < 2; ++p) {
+      s.OnSubmit(p, Read(), now);
+      s.OnComplete(p, Read(),
+                   {.now_ns = now + latency[p], .latency_ns = latency[p]});
+    }
+  }
+  // No tick yet: the scorer has not seen them.
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
+  s.Tick(1 * kSec);
+  // The scoring library's weights: 42 and 21 (see Latency above).
+  const scoring::PathScore& p0 = s.scorer().paths()[0];
+  EXPECT_EQ(p0.ewma_ns[0], 100 * kUs);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 42u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 21u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), p0.weight[0]);
+  // A path event with the same paths keeps what was learned; a new set of
+  // paths starts afresh (equal shares).
+  const std::vector<PathInfo> same = {Path(), Path(), Path()};
+  s.SetPaths(same);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 42u);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(200 * kUs));
+  // Path 2 became usable: it gets a weight at the next tick.
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 2), 0u);
+  const std::vector<PathInfo> two = {Path(), Path()};
+  s.SetPaths(two);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 0), 32u);
+  EXPECT_EQ(s.weight(model::OpGroup::kRead, 1), 32u);
+  EXPECT_EQ(s.base(1), 0u);
+}
+
+// `n` completions on `path`, one every `gap` from `start`, each `latency`
+// long (submitted and completed, so the in-flight count is unchanged).
+void Complete(PathwiseSelector& s, int path, int n, int64_t start, int64_t gap,
+              int64_t latency) {
+  for (int k = 0; k < n; ++k) {
+    const int64_t now = start + k * gap;
+    s.OnSubmit(path, Read(), now - latency);
+    s.OnComplete(path, Read(), {.now_ns = now, .latency_ns = latency});
+  }
+}
+
+TEST(Pathwise, FillsTheFastestPathUpToItsKneeThenTheNext) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // A path with nothing in flight is probed first, in list order.
+  EXPECT_EQ(s.Select(Read()), 0);
+  s.OnSubmit(0, Read(), 0);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), 0);
+  // No completion yet anywhere: least in-flight, first in list order.
+  EXPECT_EQ(s.Select(Read()), 0);
+  // Path 1: 2 ms, 10k completions/s (20 in service at its base), so it
+  // takes up to 20 x 5/4 + 1 = 26 I/Os. Path 0: 30 ms, 1k/s (30 in
+  // service): up to 38.
+  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  Complete(s, 0, 31, 10 * kMs, 1 * kMs, 30 * kMs);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  EXPECT_DOUBLE_EQ(s.rate(1), 10000);
+  EXPECT_EQ(s.cap(1), 26);
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(30 * kMs));
+  EXPECT_EQ(s.cap(0), 38);
+  // Below its cap the faster path takes the I/O, though it has more in
+  // flight than the slower one...
+  for (int k = 1; k < 25; ++k) s.OnSubmit(1, Read(), 50 * kMs);
+  ASSERT_EQ(s.inflight(1), 25);
+  EXPECT_EQ(s.Select(Read()), 1);
+  // ...and at its cap the next one does.
+  s.OnSubmit(1, Read(), 50 * kMs);
+  EXPECT_EQ(s.Select(Read()), 0);
+  // Every path at its cap: least in-flight.
+  for (int k = 1; k < 38; ++k) s.OnSubmit(0, Read(), 50 * kMs);
+  ASSERT_EQ(s.inflight(0), 38);
+  EXPECT_EQ(s.Select(Read()), 1);
+  // Completions of a path past its cap do not move its base: its own
+  // queue would hide it.
+  Complete(s, 1, 21, 60 * kMs, 100 * kUs, 9 * kMs);
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  // A failed completion teaches nothing but frees its slot.
+  s.OnComplete(1, Read(), {.now_ns = 70 * kMs, .latency_ns = 1, .ok = false});
+  EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  EXPECT_EQ(s.inflight(1), 25);
+}
+
+// An idle slower path is probed once per kProbeBases of its base, not
+// kept busy: with few I/Os outstanding, one on a 6x slower path for its
+// whole latency costs the faster path a slot. A probe that finds the path
+// faster than the other makes it the one that takes the I/O.
+TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // Path 0: 36 ms, path 1: 6 ms, both lightly loaded (below their caps).
+  Complete(s, 0, 3, 100 * kMs, 40 * kMs, 36 * kMs);
+  Complete(s, 1, 150, 100 * kMs, 500 * kUs, 6 * kMs);
+  ASSERT_EQ(s.base(0), static_cast<uint64_t>(36 * kMs));
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(6 * kMs));
+  ASSERT_GT(s.cap(1), 4);
+  // Path 0's last I/O went out at 144 ms (180 - 36): idle, but probed
+  // again only kProbeBases x 36 ms later; until then path 1 takes every
+  // I/O.
+  const int64_t last0 = 180 * kMs - 36 * kMs;
+  s.OnSubmit(1, Read(), 200 * kMs);  // now = 200 ms
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs - 1);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs);
+  EXPECT_EQ(s.Select(Read()), 0);  // the probe
+  const int64_t probe = last0 + PathwiseSelector::kProbeBases * 36 * kMs;
+  s.OnSubmit(0, Read(), probe);
+  // One probe at a time: path 0 has it in flight, path 1 takes the rest.
+  EXPECT_EQ(s.Select(Read()), 1);
+  // The probe comes back in 2 ms: path 0 is now the faster path.
+  s.OnComplete(0, Read(), {.now_ns = probe + 2 * kMs, .latency_ns = 2 * kMs});
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_EQ(s.Select(Read()), 0);
+}
+
+// A path whose base is over a quarter of a window is probed once a window,
+// not once per 4 bases: one very slow completion does not keep a path that
+// recovered unprobed for long.
+// A latency-bound path with jitter (5 or 9 ms at any load: its mean 7 ms
+// is 40 % over its minimum) is not saturated: with 8 I/Os outstanding in a
+// closed loop, the 36 ms path gets only its probes. From the minimum
+// alone the fast path's cap fell to its in-flight count and every eighth
+// I/O spilled to the slow path.
+TEST(Pathwise, JitterIsNotSaturation) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // (completion time, path, latency), earliest first.
+  using Io = std::tuple<int64_t, int, int64_t>;
+  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
+  int64_t now = 0;
+  int next_tick = 1;
+  uint64_t fast_lat = 0;
+  std::array<int, 2> sent{};
+  const auto submit = [&] {
+    const int p = s.Select(Read());
+    ASSERT_NE(p, kNoPath);
+    s.OnSubmit(p, Read(), now);
+    const int64_t lat = p == 0 ? 36 * kMs : (++fast_lat % 2 ? 5 : 9) * kMs;
+    out.emplace(now + lat, p, lat);
+    if (now >= 2 * kSec) ++sent[p];
+  };
+  for (int k = 0; k < 8; ++k) submit();
+  while (now < 12 * kSec) {
+    const auto [at, p, lat] = out.top();
+    out.pop();
+    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
+    now = at;
+    s.OnComplete(p, Read(), {.now_ns = now, .latency_ns = lat});
+    submit();
+  }
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(5 * kMs));
+  EXPECT_GT(s.cap(1), 8);
+  // 10 s: ~11k I/Os on the fast path; the slow one's probes, one per
+  // kProbeBases x 36 ms (+ its own 36 ms).
+  EXPECT_GT(sent[1], 10000);
+  EXPECT_LE(sent[0],
+            10 * kSec / ((PathwiseSelector::kProbeBases + 1) * 36 * kMs) + 1);
+}
+
+TEST(Pathwise, ProbesAnIdlePathAtLeastOncePerWindow) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  Complete(s, 0, 1, 700 * kMs, 1, 600 * kMs);  // sent at 100 ms
+  Complete(s, 1, 150, 100 * kMs, 500 * kUs, 6 * kMs);
+  ASSERT_EQ(s.base(0), static_cast<uint64_t>(600 * kMs));
+  ASSERT_GT(s.cap(1), 4);
+  s.OnSubmit(1, Read(), 1100 * kMs - 1);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnSubmit(1, Read(), 1100 * kMs);  // a window after path 0's last I/O
+  EXPECT_EQ(s.Select(Read()), 0);
+}
+
+TEST(Pathwise, BaseFollowsAPathThatGotSlowerAfterItsWindows) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  Complete(s, 0, 5, 0, 1 * kMs, 2 * kMs);
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  s.Tick(1 * kSec);
+  // Lightly loaded but 30 ms from now on: the 2 ms stays the base for
+  // kBaseWindows ticks in all, then the lowest latency since is the base.
+  for (int t = 2; t <= PathwiseSelector::kBaseWindows + 1; ++t) {
+    Complete(s, 0, 1, (t - 1) * kSec + 10 * kMs, 1, 30 * kMs);
+    EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs)) << t;
+    s.Tick(t * kSec);
+  }
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(30 * kMs));
+}
+
+TEST(Pathwise, DrainsAPathWhoseRateFellPastItsCapAndProbesItsBase) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // Both paths: 2 ms, 10k completions/s, cap 26.
+  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  Complete(s, 0, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  ASSERT_EQ(s.cap(0), 26);
+  s.Tick(1 * kSec);
+  // Both past their cap from now on. Path 1 completes nothing (its rate
+  // stays); path 0 completes 4 I/Os a tick at 30 ms (its rate falls).
+  for (int k = 0; k < 30; ++k) {
+    s.OnSubmit(0, Read(), 1 * kSec);
+    s.OnSubmit(1, Read(), 1 * kSec);
+  }
+  for (int t = 2; t <= PathwiseSelector::kBaseWindows + 1; ++t) {
+    EXPECT_FALSE(s.draining(0)) << t;
+    Complete(s, 0, 4, (t - 1) * kSec + 100 * kMs, 250 * kMs, 30 * kMs);
+    s.Tick(t * kSec);
+  }
+  // kBaseWindows ticks without a completion below its cap: path 0, whose
+  // rate fell, is drained; path 1, whose rate did not, is not.
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_TRUE(s.draining(0));
+  EXPECT_FALSE(s.draining(1));
+  // No new I/O for it until it is empty...
+  EXPECT_EQ(s.Select(Read()), 1);
+  for (int k = 0; k < 30; ++k) {
+    s.OnComplete(0, Read(), {.now_ns = 12 * kSec, .latency_ns = 30 * kMs});
+    if (k < 29) EXPECT_EQ(s.Select(Read()), 1);
+  }
+  // ...then one probe, whose latency is its base.
+  EXPECT_EQ(s.Select(Read()), 0);
+  s.OnSubmit(0, Read(), 12 * kSec);
+  EXPECT_EQ(s.Select(Read()), 1);
+  s.OnComplete(0, Read(),
+               {.now_ns = 12 * kSec + 31 * kMs, .latency_ns = 31 * kMs});
+  EXPECT_FALSE(s.draining(0));
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(31 * kMs));
+}
+
+TEST(Pathwise, FailuresCountAsFailoversInTheWindow) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  s.OnSubmit(0, Read(), 0);
+  s.OnComplete(0, Read(), {.now_ns = 10, .latency_ns = 10, .ok = false});
+  EXPECT_EQ(s.inflight(0), 0);
+  s.Tick(1 * kSec);
+  EXPECT_EQ(s.scorer().paths()[0].health, model::PathHealth::kDegraded);
+  EXPECT_EQ(s.scorer().paths()[1].health, model::PathHealth::kHealthy);
+  EXPECT_FALSE(s.scorer().paths()[0].ewma_ns[0].has_value());
+}
+
+}  // namespace
+}  // namespace pathwise::policy
