@@ -24,7 +24,7 @@ inline IoRequest Read(int cpu = 0, int node = 0) {
 // Selects, submits and completes one I/O at `now` with the latency of the
 // chosen path; returns the path.
 inline int RoundTrip(Selector& s, const IoRequest& io, int64_t now,
-              const std::vector<int64_t>& latency) {
+                     const std::vector<int64_t>& latency) {
   const int p = s.Select(io);
   if (p == kNoPath) return p;
   s.OnSubmit(p, io, now);
