@@ -16,7 +16,11 @@
 //     running mean of latency; the least of the levels with enough
 //     completions. Jitter raises every level's mean alike, queueing only
 //     the levels past the knee, so this is the latency without a queue
-//     but with the path's jitter, which `base` (a minimum) leaves out;
+//     but with the path's jitter, which `base` (a minimum) leaves out. It
+//     also follows a path that changed within a few completions, where
+//     `base` keeps the old minimum for kBaseWindows ticks: a completion in
+//     under half of it starts the levels afresh (the path got faster),
+//     and slower completions raise the means;
 //   - `cap` = rate x unloaded x (1 + 1/kCapSlackDen) + 1: the I/Os it
 //     serves without queueing (Little's law: in service = rate x latency)
 //     plus room to grow. A path below its knee runs at rate = in-flight /
@@ -26,16 +30,17 @@
 //     mean 25 % over its minimum would count as saturated at any load.)
 // The choice, among the candidates:
 //   1. a candidate with nothing in flight that has not been sent an I/O
-//      for kProbeBases of its base latencies (at most a window), or has
-//      no base yet: the
-//      probe that keeps an idle path's latency known, so that a path that
-//      got better is seen. Keeping one I/O on every path at all times
-//      instead would hold one of few outstanding slots on a slow path for
-//      its whole latency (at 4 outstanding and a 6x slower path, a quarter
-//      of the slots for a sixth of their worth);
+//      for kProbeBases of its unloaded latencies (at most a window), or
+//      has no base yet: the probe that keeps an idle path's latency known,
+//      so that a path that got better is seen. Keeping one I/O on every
+//      path at all times instead would hold one of few outstanding slots
+//      on a slow path for its whole latency (at 4 outstanding and a 6x
+//      slower path, a quarter of the slots for a sixth of their worth);
 //   2. while some candidate has no completion yet, the least in-flight;
-//   3. among the candidates below their cap, the least base (the most
-//      throughput per I/O), least in-flight on ties;
+//   3. among the candidates below their cap, the least unloaded latency
+//      (the most throughput per I/O), least in-flight on ties. By `base`
+//      instead, a path that got slower stayed the first choice, and was
+//      probed at its old latency's pace, for kBaseWindows ticks;
 //   4. with every candidate at its cap, the least in-flight (queue-depth):
 //      every path is saturated, and balancing keeps each busy when one of
 //      them stalls.
@@ -92,8 +97,8 @@ class PathwiseSelector final : public Selector {
   static constexpr int kLevelSamples = 16;
   // The levels' running means: 1 / kLevelSmoothDen of each completion.
   static constexpr int kLevelSmoothDen = 8;
-  // An idle path is probed once per kProbeBases of its base latencies: a
-  // slow path then holds one I/O for 1 / (kProbeBases + 1) of the time.
+  // An idle path is probed once per kProbeBases of its unloaded latencies:
+  // a slow path then holds one I/O for 1 / (kProbeBases + 1) of the time.
   static constexpr int kProbeBases = 16;
 
   explicit PathwiseSelector(const PathwisePolicyParams& params);
@@ -102,6 +107,7 @@ class PathwiseSelector final : public Selector {
   void SetPaths(std::span<const PathInfo> paths) override;
   int Select(const IoRequest& /*io*/) override {
     int open = kNoPath;
+    double open_ns = 0;
     bool unknown = false;
     for (int i : table_.candidates()) {
       const int n = table_.inflight(i);
@@ -114,9 +120,11 @@ class PathwiseSelector final : public Selector {
         continue;
       }
       if (n >= p.cap) continue;
-      if (open < 0 || p.base_ns < path_[open].base_ns ||
-          (p.base_ns == path_[open].base_ns && n < table_.inflight(open))) {
+      const double unloaded_ns = Unloaded(p);
+      if (open < 0 || unloaded_ns < open_ns ||
+          (unloaded_ns == open_ns && n < table_.inflight(open))) {
         open = i;
+        open_ns = unloaded_ns;
       }
     }
     if (open >= 0 && !unknown) return open;
@@ -215,7 +223,7 @@ class PathwiseSelector final : public Selector {
   };
 
   // Whether an idle path is due its probe (rule 1): it has no base yet, or
-  // its last I/O went out kProbeBases of its base latencies ago, or a
+  // its last I/O went out kProbeBases of its unloaded latencies ago, or a
   // window ago if that is sooner (the scorer then has a sample of it in
   // every window or so, and one very slow completion does not keep a path
   // that recovered unprobed for long).
@@ -223,9 +231,9 @@ class PathwiseSelector final : public Selector {
     if (p.base_ns == kNone || p.last_submit_ns < 0) return true;
     const auto window =
         static_cast<uint64_t>(std::max<int64_t>(params_.window_ns, 0));
-    const uint64_t gap =
-        p.base_ns >= window / kProbeBases ? window : p.base_ns * kProbeBases;
-    return now_ns_ - p.last_submit_ns >= static_cast<int64_t>(gap);
+    const double gap =
+        std::min(Unloaded(p) * kProbeBases, static_cast<double>(window));
+    return static_cast<double>(now_ns_ - p.last_submit_ns) >= gap;
   }
 
   int LeastInFlightNotDraining() const {
@@ -239,6 +247,12 @@ class PathwiseSelector final : public Selector {
 
   // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
   void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
+    // A completion in under half the path's unloaded latency is no jitter
+    // of it: the path got faster (a shorter route, a target that
+    // recovered). Its levels start afresh, so that it is ordered by its new
+    // latency at once, not after the many completions (often only probes)
+    // its old means would take to come down.
+    if (static_cast<double>(lat) * 2 < Unloaded(p)) p.levels.fill(LoadLevel{});
     // Only loads below the cap the base alone gives count: that cap never
     // lets a path past its knee, so no level's mean holds more than its
     // slack of queueing, and the levels cannot raise the cap that admits

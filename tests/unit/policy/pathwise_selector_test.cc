@@ -147,9 +147,47 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
   EXPECT_EQ(s.Select(Read()), 0);
 }
 
-// A path whose base is over a quarter of a window is probed once a window,
-// not once per 4 bases: one very slow completion does not keep a path that
-// recovered unprobed for long.
+// Runs `s` as a closed loop of `outstanding` I/Os until `end_ns`, ticking
+// it every second: each completion submits the next I/O at once, whose
+// latency is `latency(path, now)`. Returns the I/Os sent to each of two
+// paths at or after `from_ns`.
+std::array<int, 2> ClosedLoop(
+    PathwiseSelector& s, int outstanding, int64_t from_ns, int64_t end_ns,
+    const std::function<int64_t(int, int64_t)>& latency) {
+  // (completion time, path, latency), earliest first.
+  using Io = std::tuple<int64_t, int, int64_t>;
+  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
+  int64_t now = 0;
+  int next_tick = 1;
+  std::array<int, 2> sent{};
+  const auto submit = [&] {
+    const int p = s.Select(Read());
+    EXPECT_TRUE(p == 0 || p == 1) << p;
+    if (p != 0 && p != 1) return;
+    s.OnSubmit(p, Read(), now);
+    const int64_t lat = latency(p, now);
+    out.emplace(now + lat, p, lat);
+    if (now >= from_ns) ++sent[p];
+  };
+  for (int k = 0; k < outstanding; ++k) submit();
+  while (now < end_ns && !out.empty()) {
+    const auto [at, p, lat] = out.top();
+    out.pop();
+    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
+    now = at;
+    s.OnComplete(p, Read(), {.now_ns = now, .latency_ns = lat});
+    submit();
+  }
+  return sent;
+}
+
+// The slow path's probes in `span_ns`: one per kProbeBases x 36 ms (+ its
+// own 36 ms), and one for the span's start.
+int ProbesOf36MsPath(int64_t span_ns) {
+  return static_cast<int>(
+      span_ns / ((PathwiseSelector::kProbeBases + 1) * 36 * kMs) + 1);
+}
+
 // A latency-bound path with jitter (5 or 9 ms at any load: its mean 7 ms
 // is 40 % over its minimum) is not saturated: with 8 I/Os outstanding in a
 // closed loop, the 36 ms path gets only its probes. From the minimum
@@ -159,39 +197,60 @@ TEST(Pathwise, JitterIsNotSaturation) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
   s.SetPaths(paths);
-  // (completion time, path, latency), earliest first.
-  using Io = std::tuple<int64_t, int, int64_t>;
-  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
-  int64_t now = 0;
-  int next_tick = 1;
-  uint64_t fast_lat = 0;
-  std::array<int, 2> sent{};
-  const auto submit = [&] {
-    const int p = s.Select(Read());
-    ASSERT_NE(p, kNoPath);
-    s.OnSubmit(p, Read(), now);
-    const int64_t lat = p == 0 ? 36 * kMs : (++fast_lat % 2 ? 5 : 9) * kMs;
-    out.emplace(now + lat, p, lat);
-    if (now >= 2 * kSec) ++sent[p];
-  };
-  for (int k = 0; k < 8; ++k) submit();
-  while (now < 12 * kSec) {
-    const auto [at, p, lat] = out.top();
-    out.pop();
-    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
-    now = at;
-    s.OnComplete(p, Read(), {.now_ns = now, .latency_ns = lat});
-    submit();
-  }
+  uint64_t fast = 0;
+  const std::array<int, 2> sent =
+      ClosedLoop(s, 8, 2 * kSec, 12 * kSec, [&](int p, int64_t) {
+        return p == 0 ? 36 * kMs : (++fast % 2 ? 5 : 9) * kMs;
+      });
   ASSERT_EQ(s.base(1), static_cast<uint64_t>(5 * kMs));
   EXPECT_GT(s.cap(1), 8);
-  // 10 s: ~11k I/Os on the fast path; the slow one's probes, one per
-  // kProbeBases x 36 ms (+ its own 36 ms).
+  // 10 s: ~11k I/Os on the fast path, the slow one's probes.
   EXPECT_GT(sent[1], 10000);
-  EXPECT_LE(sent[0],
-            10 * kSec / ((PathwiseSelector::kProbeBases + 1) * 36 * kMs) + 1);
+  EXPECT_LE(sent[0], ProbesOf36MsPath(10 * kSec));
 }
 
+// A path that got slower is left at once, although its base (a minimum
+// over kBaseWindows ticks) still holds its old latency: the choice goes by
+// the mean latency at its least load, which its next completions raise.
+// By its base, path 0 (0.5 ms until 1 s, then 36 ms) stayed the faster
+// path, and its probes kept coming every kProbeBases x 0.5 ms, for 10 s.
+TEST(Pathwise, APathThatGotSlowerIsLeftAtOnce) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  const std::array<int, 2> sent =
+      ClosedLoop(s, 8, 2 * kSec, 8 * kSec, [](int p, int64_t now) {
+        if (p == 1) return 5 * kMs;
+        return now < 1 * kSec ? 500 * kUs : 36 * kMs;
+      });
+  ASSERT_EQ(s.base(0), static_cast<uint64_t>(500 * kUs));  // still
+  // 6 s at 8 / 5 ms: ~9.6k I/Os on path 1; on path 0 its probes.
+  EXPECT_GT(sent[1], 9000);
+  EXPECT_LE(sent[0], ProbesOf36MsPath(6 * kSec));
+}
+
+// A slow path that got faster is used from its first probe's completion:
+// its levels' means, from many 36 ms completions, would take as many more
+// to come down, and it gets only probes meanwhile.
+TEST(Pathwise, APathThatGotFasterIsUsedFromItsNextProbe) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // 20 s of 36 ms: ~30 probes, enough for its least level's mean.
+  const std::array<int, 2> sent =
+      ClosedLoop(s, 8, 21 * kSec, 22 * kSec, [](int p, int64_t now) {
+        if (p == 1) return 5 * kMs;
+        return now < 20 * kSec ? 36 * kMs : 2 * kMs;
+      });
+  // Its probe goes out by 20.65 s and is back 2 ms later; from 21 s on,
+  // path 0 (2 ms) takes most of the I/O.
+  EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
+  EXPECT_GT(sent[0], 3 * sent[1]) << sent[0] << " vs " << sent[1];
+}
+
+// A path whose base is over a quarter of a window is probed once a window,
+// not once per kProbeBases bases: one very slow completion does not keep a
+// path that recovered unprobed for long.
 TEST(Pathwise, ProbesAnIdlePathAtLeastOncePerWindow) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
