@@ -248,9 +248,9 @@ TEST(Pathwise, APathThatGotFasterIsUsedFromItsNextProbe) {
   EXPECT_GT(sent[0], 3 * sent[1]) << sent[0] << " vs " << sent[1];
 }
 
-// A path whose base is over a quarter of a window is probed once a window,
-// not once per kProbeBases bases: one very slow completion does not keep a
-// path that recovered unprobed for long.
+// A path whose unloaded latency is over 1/kProbeBases of a window is
+// probed once a window, not once per kProbeBases of it: one very slow
+// completion does not keep a path that recovered unprobed for long.
 TEST(Pathwise, ProbesAnIdlePathAtLeastOncePerWindow) {
   PathwiseSelector s({.window_ns = 1 * kSec});
   const std::vector<PathInfo> paths = {Path(), Path()};
