@@ -27,13 +27,25 @@ for ((try = 0; try < 50; try++)); do
   ss -Hltn "sport = :$p" | grep -q . || { port=$p; break; }
 done
 [[ -n $port ]] || { echo "FAIL: no free port" >&2; exit 1; }
+tb_args=("$@")
 "$here/testbed" run "$@" --out "$out" --share "$sig" --forward "$port:9877" \
   "$here/cases/agent_serve_guest.sh" "$pw" &
 tb=$!
+# A guest kernel panic (testbed exit 126) is not a failed check: run the
+# whole test once more, in a new boot, and say so.
+again_after_panic() { # testbed's exit status, its options
+  [[ $1 == 126 && -z ${PW_SERVE_AGAIN:-} ]] || return 0
+  shift
+  echo "agent_serve_test: the guest kernel panicked; running the test once more" >&2
+  touch "$sig/done"
+  rm -rf "$sig"
+  PW_SERVE_AGAIN=1 exec "$0" "$pw" "$node_dir" "$out" "$@"
+}
 fail() {
   echo "FAIL: $*" >&2
   touch "$sig/done"
   wait "$tb"
+  again_after_panic $? "${tb_args[@]}"
   exit 1
 }
 ok=0
@@ -67,5 +79,6 @@ echo "guest: healthy $healthy, delayed $delayed (+$delay_ms ms), fio at $rate_io
 touch "$sig/done"
 wait "$tb"
 rc=$?
+again_after_panic "$rc" "${tb_args[@]}"
 [[ $rc == 0 ]] || { echo "FAIL: guest exited $rc" >&2; exit 1; }
 echo "ok: guest stopped"
