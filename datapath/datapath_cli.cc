@@ -2,6 +2,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "datapath/ublk/scheduler.h"
 #include "exporters/http_server.h"
 
 namespace pathwise::datapath {
@@ -40,6 +41,11 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
   app.add_option("--depth", f->depth, "requests in flight per queue")
       ->type_name("N")
       ->default_str("64");
+  app.add_option("--scheduler", f->scheduler,
+                 "the device's I/O scheduler, set when it starts; \"kernel\" "
+                 "keeps blk-mq's default (mq-deadline for one queue)")
+      ->type_name("NAME|kernel")
+      ->default_str("none");
   app.add_option("--no_path_timeout", f->no_path_timeout,
                  "with no usable path, how long I/O waits for one before it "
                  "fails with EIO")
@@ -106,6 +112,10 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
   }
   o.queues = static_cast<uint16_t>(f.queues);
   o.depth = static_cast<uint16_t>(f.depth);
+  if (absl::Status s = ublk::ValidateSchedulerName(f.scheduler); !s.ok()) {
+    return s;
+  }
+  o.scheduler = f.scheduler;
   if (absl::Status s = ParsePositiveDuration(
           "no_path_timeout", f.no_path_timeout, &o.no_path_timeout);
       !s.ok()) {

@@ -41,6 +41,8 @@ struct DatapathOptions {
   policy::Policy policy = policy::Policy::kPathwise;
   uint16_t queues = 1;
   uint16_t depth = 64;
+  // The ublk disk's I/O scheduler (datapath/ublk/scheduler.h).
+  std::string scheduler = "none";
   absl::Duration no_path_timeout = absl::Seconds(30);
   absl::Duration io_timeout = absl::Seconds(10);
   // The HTTP endpoint (/metrics, /healthz): "" serves none. Its default
@@ -68,6 +70,7 @@ struct DatapathFlags {
   std::string policy = "pathwise";
   int queues = 1;
   int depth = 64;
+  std::string scheduler = "none";
   std::string no_path_timeout = "30s";
   std::string io_timeout = "10s";
   std::string listen_address = ":9879";

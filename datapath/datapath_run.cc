@@ -238,6 +238,8 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   dopt.dev_dir = o.dev_dir;
   dopt.queues = o.queues;
   dopt.depth = o.depth;
+  dopt.scheduler = o.scheduler;
+  dopt.sysfs_root = o.sysfs_root;
   dopt.max_io_bytes = (*backend)->max_io_bytes();
   absl::StatusOr<std::unique_ptr<ublk::Device>> device =
       ublk::Device::Create(dopt, **backend);
@@ -260,11 +262,18 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   out << (*device)->block_path() << std::endl;
   {
     absl::MutexLock l(&log_mu);
+    if (!(*device)->scheduler_status().ok()) {
+      err << "pathwise: " << (*device)->block_path()
+          << ": could not set the I/O scheduler to " << o.scheduler << " ("
+          << (*device)->scheduler_status().message() << "); it serves with "
+          << (*device)->scheduler() << "\n";
+    }
     err << "pathwise: serving " << (*device)->block_path() << " over "
         << group->paths.size() << " paths (" << PathNames(*group) << ") of "
         << group->id << ", policy " << policy::PolicyName(o.policy) << ", "
         << (*device)->queues() << " queues x " << (*device)->depth()
-        << ", max I/O " << (*backend)->max_io_bytes() / 1024 << " KiB";
+        << ", max I/O " << (*backend)->max_io_bytes() / 1024
+        << " KiB, scheduler " << (*device)->scheduler();
     if (*endpoint != nullptr) {
       const std::vector<int> ports = (*endpoint)->ListeningPorts();
       err << ", metrics on " << o.listen_address << " (port "

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "datapath/ublk/scheduler.h"
 
 namespace pathwise::datapath::ublk {
 
@@ -62,7 +63,34 @@ absl::Status Device::Start() {
     absl::SleepFor(absl::Milliseconds(10));
   }
   if (absl::Status s = StartQueues(); !s.ok()) return s;
-  return control_->StartDev(info_.dev_id, getpid());
+  if (absl::Status s = control_->StartDev(info_.dev_id, getpid()); !s.ok()) {
+    return s;
+  }
+  ApplyScheduler();
+  return absl::OkStatus();
+}
+
+// START_DEV has added the disk, so its queue attributes exist. A scheduler
+// that cannot be set (a read-only /sys, a name this kernel lacks) leaves
+// the kernel's, which works, only slower: the caller reports it.
+void Device::ApplyScheduler() {
+  const std::string disk = absl::StrCat("ublkb", info_.dev_id);
+  absl::StatusOr<std::string> now =
+      options_.scheduler == kKernelScheduler
+          ? ReadScheduler(options_.sysfs_root, disk)
+          : SetScheduler(options_.sysfs_root, disk, options_.scheduler);
+  if (!now.ok()) {
+    scheduler_status_ = now.status();
+    absl::StatusOr<std::string> kept = ReadScheduler(options_.sysfs_root, disk);
+    scheduler_ = kept.ok() ? *kept : "unknown";
+    return;
+  }
+  scheduler_ = *now;
+  if (options_.scheduler != kKernelScheduler && scheduler_ != options_.scheduler) {
+    scheduler_status_ = absl::FailedPreconditionError(absl::StrCat(
+        "the kernel kept '", scheduler_, "' after '", options_.scheduler,
+        "' was written"));
+  }
 }
 
 absl::Status Device::StartQueues() {

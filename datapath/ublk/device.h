@@ -53,6 +53,10 @@ class Device {
   uint16_t queues() const { return info_.nr_hw_queues; }
   uint16_t depth() const { return info_.queue_depth; }
   bool ioctl_encoded() const { return control_->ioctl_encoded(); }
+  // The disk's I/O scheduler in effect after Create(), and why it is not
+  // the one asked for when setting it failed (the device serves anyway).
+  const std::string& scheduler() const { return scheduler_; }
+  const absl::Status& scheduler_status() const { return scheduler_status_; }
 
   // Removes the device; idempotent. The first error is returned, but every
   // step runs.
@@ -66,6 +70,7 @@ class Device {
          std::unique_ptr<ControlDevice> control);
   absl::Status Start();
   absl::Status StartQueues();
+  void ApplyScheduler();
   // STOP_DEV, join the queues, close the char device, DEL_DEV.
   absl::Status Teardown();
 
@@ -76,6 +81,8 @@ class Device {
   bool added_ = false;
   bool stopped_ = false;
   int char_fd_ = -1;
+  std::string scheduler_;
+  absl::Status scheduler_status_;
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::thread> threads_;
   std::vector<QueueCounters> final_counters_;

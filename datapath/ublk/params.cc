@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "datapath/ublk/scheduler.h"
 
 namespace pathwise::datapath::ublk {
 namespace {
@@ -40,6 +41,9 @@ absl::Status ValidateOptions(const DeviceOptions& options,
   if (options.depth < 1 || options.depth > UBLK_MAX_QUEUE_DEPTH) {
     return absl::InvalidArgumentError(absl::StrCat(
         "depth must be 1..", UBLK_MAX_QUEUE_DEPTH, ", not ", options.depth));
+  }
+  if (absl::Status s = ValidateSchedulerName(options.scheduler); !s.ok()) {
+    return s;
   }
   if (options.max_io_bytes < 4096 || options.max_io_bytes % 4096 != 0 ||
       options.max_io_bytes > (32u << 20)) {

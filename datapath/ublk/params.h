@@ -32,6 +32,11 @@ struct DeviceOptions {
   absl::Duration abort_grace = absl::Seconds(5);
   // How long to wait for /dev/ublkcN to appear after ADD_DEV.
   absl::Duration char_dev_timeout = absl::Seconds(5);
+  // The disk's I/O scheduler, set after START_DEV (scheduler.h);
+  // kKernelScheduler ("kernel") leaves blk-mq's default.
+  std::string scheduler = "none";
+  // Where the disk's queue attributes are (tests use another tree).
+  std::string sysfs_root = "/sys";
 };
 
 absl::Status ValidateOptions(const DeviceOptions& options,

@@ -93,6 +93,10 @@ int main(int argc, char** argv) {
                  "create or resize the backing file to BYTES first");
   app.add_option("--queues", options.queues, "ublk queues (threads)");
   app.add_option("--depth", options.depth, "requests in flight per queue");
+  app.add_option("--scheduler", options.scheduler,
+                 "the device's I/O scheduler; \"kernel\" keeps blk-mq's "
+                 "default")
+      ->default_str("none");
   app.add_option("--abort_grace", grace_s,
                  "seconds the backend may hold a request at shutdown");
   // Tests point this at a missing path to see the no-ublk_drv line.
@@ -139,10 +143,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << (*device)->block_path() << std::endl;
+  if (!(*device)->scheduler_status().ok()) {
+    std::cerr << "pathwise-ublk: could not set the I/O scheduler to "
+              << options.scheduler << " ("
+              << (*device)->scheduler_status().message() << ")\n";
+  }
   std::cerr << "pathwise-ublk: serving " << (*device)->block_path() << " ("
             << (*device)->queues() << " queues x " << (*device)->depth() << ", "
             << ((*device)->ioctl_encoded() ? "ioctl" : "legacy")
-            << " opcodes)\n";
+            << " opcodes, scheduler " << (*device)->scheduler() << ")\n";
   int sig = 0;
   sigwait(&signals, &sig);
   const absl::Status stopped = (*device)->Stop();

@@ -57,6 +57,10 @@ dev=$(head -1 "$TB_OUT/device.txt")
 cat "$TB_OUT/server.log"
 [[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
 expect_eq "device size" "$(blockdev --getsize64 "$dev")" $((256 << 20))
+expect_eq "the device's I/O scheduler" "$(cat "/sys/block/${dev#/dev/}/queue/scheduler")" \
+  "[none] mq-deadline "
+tb_wait 5 grep -q "scheduler none" "$TB_OUT/server.log" ||
+  fail "no 'scheduler none' in the serving line: $(cat "$TB_OUT/server.log")"
 # Each queue's thread runs on the CPUs blk-mq maps to its queue: with 2
 # queues on the guest's 2 vCPUs, one CPU each.
 if (($(nproc) == 2)); then

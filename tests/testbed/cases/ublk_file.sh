@@ -4,7 +4,8 @@
 # verify pass that proves the verification read everything back), discard
 # reading back zeroes; then SIGTERM with a read the backend never answers
 # (--test_hold_at): the front end fails it with EIO after its 2 s grace and
-# removes every trace (block and char devices, /sys/class/ublk-char).
+# removes every trace (block and char devices, /sys/class/ublk-char); the
+# one-queue disk's I/O scheduler, none unless --scheduler kernel.
 # Args: PATHWISE_UBLK_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
 bin=$1
@@ -79,6 +80,23 @@ pass "removed in $ms ms"
 shopt -s nullglob
 left=(/dev/ublkb* /dev/ublkc* /sys/class/ublk-char/*)
 expect_eq "ublk devices left behind" "${left[*]}" ""
+
+# The disk's I/O scheduler with one queue: blk-mq's default there is
+# mq-deadline (--scheduler kernel keeps it), the front end's is none.
+sched() { # args...: the scheduler in effect on a one-queue device
+  : >"$TB_OUT/device.txt"
+  "$bin" --backend "file:$img" --queues 1 "$@" >"$TB_OUT/device.txt" 2>"$TB_OUT/server-sched.log" &
+  local p=$! d
+  tb_wait 10 test -s "$TB_OUT/device.txt" || { cat "$TB_OUT/server-sched.log" >&2; fail "no device ($*)"; }
+  d=$(head -1 "$TB_OUT/device.txt")
+  cat "/sys/block/${d#/dev/}/queue/scheduler"
+  kill -TERM "$p"
+  wait "$p" || fail "server exit after SIGTERM ($*)"
+}
+expect_eq "one queue, --scheduler kernel" "$(sched --scheduler kernel)" "none [mq-deadline] "
+expect_eq "one queue, default" "$(sched)" "[none] mq-deadline "
+grep -q "scheduler none)" "$TB_OUT/server-sched.log" || fail "serving line: $(cat "$TB_OUT/server-sched.log")"
+pass "one queue: the kernel's mq-deadline, the front end's none"
 if dmesg | grep -E "WARNING|BUG|ublk.*(fail|error)"; then
   fail "kernel warnings during the run"
 fi

@@ -43,6 +43,13 @@ TEST(DatapathFlagsTest, Checks) {
   f.depth = 5000;
   EXPECT_EQ(CheckError(f), "--depth must be 1..4096, not 5000");
   f.depth = 128;
+  EXPECT_EQ(CheckDatapathArgs(f)->scheduler, "none");
+  f.scheduler = "mq deadline";
+  EXPECT_EQ(CheckError(f),
+            "--scheduler must be an I/O scheduler's name (none, mq-deadline, "
+            "...) or kernel, not 'mq deadline'");
+  f.scheduler = "kernel";
+  EXPECT_EQ(CheckDatapathArgs(f)->scheduler, "kernel");
   f.no_path_timeout = "soon";
   EXPECT_EQ(CheckError(f),
             "--no_path_timeout must be a positive duration such as 30s, not "

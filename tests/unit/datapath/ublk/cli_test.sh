@@ -33,4 +33,6 @@ check small-file 2 "pathwise-ublk: $tmp/small is smaller than 4 KiB" \
   "$bin" --backend "file:$tmp/small"
 check bad-depth 2 "pathwise-ublk: depth must be 1..4096, not 0" \
   "$bin" --backend "file:$tmp/img" --depth 0 --ublk_control "$tmp/no-such-control"
+check bad-scheduler 2 "pathwise-ublk: --scheduler must be an I/O scheduler's name (none, mq-deadline, ...) or kernel, not '../x'" \
+  "$bin" --backend "file:$tmp/img" --scheduler ../x --ublk_control "$tmp/no-such-control"
 exit $((fails > 0))
