@@ -86,10 +86,11 @@ void Device::ApplyScheduler() {
     return;
   }
   scheduler_ = *now;
-  if (options_.scheduler != kKernelScheduler && scheduler_ != options_.scheduler) {
-    scheduler_status_ = absl::FailedPreconditionError(absl::StrCat(
-        "the kernel kept '", scheduler_, "' after '", options_.scheduler,
-        "' was written"));
+  if (options_.scheduler != kKernelScheduler &&
+      scheduler_ != options_.scheduler) {
+    scheduler_status_ = absl::FailedPreconditionError(
+        absl::StrCat("the kernel kept '", scheduler_, "' after '",
+                     options_.scheduler, "' was written"));
   }
 }
 

@@ -59,7 +59,8 @@ absl::StatusOr<std::string> ReadScheduler(const std::string& sysfs_root,
   const ssize_t n = read(fd, buf, sizeof(buf) - 1);
   const int read_errno = errno;
   close(fd);
-  if (n < 0) return absl::ErrnoToStatus(read_errno, absl::StrCat("read ", path));
+  if (n < 0)
+    return absl::ErrnoToStatus(read_errno, absl::StrCat("read ", path));
   absl::StatusOr<std::string> active =
       ActiveScheduler(absl::string_view(buf, static_cast<size_t>(n)));
   if (!active.ok()) {

@@ -64,7 +64,8 @@ TEST_F(UblkSchedulerFiles, SetWritesTheNameAndReadsItBack) {
   Write("");
   EXPECT_EQ(*SetScheduler(root_, "ublkb3", "none"), "none");
   // A disk that is not there: the error names the file.
-  const absl::StatusOr<std::string> gone = SetScheduler(root_, "ublkb9", "none");
+  const absl::StatusOr<std::string> gone =
+      SetScheduler(root_, "ublkb9", "none");
   ASSERT_FALSE(gone.ok());
   EXPECT_TRUE(absl::IsNotFound(gone.status())) << gone.status();
   EXPECT_NE(gone.status().message().find("block/ublkb9/queue/scheduler"),
