@@ -7,10 +7,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "collectors/sysfs_reader.h"
 
 namespace pathwise::datapath::ublk {
 namespace {
 
+// Written directly: SysfsReader only reads.
 std::string AttributePath(const std::string& sysfs_root,
                           const std::string& disk) {
   return absl::StrCat(sysfs_root, "/block/", disk, "/queue/scheduler");
@@ -52,20 +54,14 @@ absl::StatusOr<std::string> ActiveScheduler(absl::string_view attribute) {
 
 absl::StatusOr<std::string> ReadScheduler(const std::string& sysfs_root,
                                           const std::string& disk) {
-  const std::string path = AttributePath(sysfs_root, disk);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
-  char buf[512];
-  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  const int read_errno = errno;
-  close(fd);
-  if (n < 0)
-    return absl::ErrnoToStatus(read_errno, absl::StrCat("read ", path));
-  absl::StatusOr<std::string> active =
-      ActiveScheduler(absl::string_view(buf, static_cast<size_t>(n)));
+  const std::string rel = absl::StrCat("block/", disk, "/queue/scheduler");
+  absl::StatusOr<std::string> text =
+      collectors::SysfsReader(sysfs_root).ReadAttr(rel);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::string> active = ActiveScheduler(*text);
   if (!active.ok()) {
     return absl::DataLossError(
-        absl::StrCat(path, ": ", active.status().message()));
+        absl::StrCat(rel, ": ", active.status().message()));
   }
   return active;
 }
