@@ -55,6 +55,14 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "a command out longer than this takes its path out of use")
       ->type_name("DURATION")
       ->default_str("10s");
+  app.add_option("--write_fence", f->write_fence,
+                 "how long a write cut off by a path failure waits before "
+                 "another path takes it, so the old path cannot land it "
+                 "over newer data; auto: the controller's keep-alive "
+                 "timeout + Command Quiesce Time (0 on PCIe without CQT); "
+                 "0s: at once, as the kernel's multipath does")
+      ->type_name("DURATION|auto")
+      ->default_str("auto");
   app.add_option("--listen_address", f->listen_address,
                  "serve /metrics and /healthz on [host]:port (IPv4); \"\" "
                  "serves none")
@@ -83,6 +91,8 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
   app.add_option("--sysfs_root", f->sysfs_root)->group("");
   app.add_option("--dev_dir", f->dev_dir)->group("");
   app.add_option("--ublk_control", f->ublk_control)->group("");
+  // The fault tests: a datapath with a defect their checks must catch.
+  app.add_option("--seed_defect", f->seed_defect)->group("");
 }
 
 absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
@@ -125,6 +135,26 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
           ParsePositiveDuration("io_timeout", f.io_timeout, &o.io_timeout);
       !s.ok()) {
     return s;
+  }
+  if (f.write_fence != "auto") {
+    absl::Duration fence;
+    if (!absl::ParseDuration(f.write_fence, &fence) ||
+        fence < absl::ZeroDuration() || fence > absl::Hours(1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--write_fence must be auto or a duration of 0s..1h, not \"",
+          f.write_fence, "\""));
+    }
+    o.write_fence = fence;
+  }
+  if (f.seed_defect == "ack_before_completion") {
+    o.defect = SeededDefect::kAckBeforeCompletion;
+  } else if (f.seed_defect == "retry_timed_out_at_once") {
+    o.defect = SeededDefect::kRetryTimedOutAtOnce;
+  } else if (f.seed_defect != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--seed_defect must be none, ack_before_completion or "
+                     "retry_timed_out_at_once, not \"",
+                     f.seed_defect, "\""));
   }
   if (!f.listen_address.empty()) {
     if (absl::StatusOr<std::string> ports =

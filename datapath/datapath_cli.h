@@ -22,11 +22,13 @@
 #define PATHWISE_DATAPATH_DATAPATH_CLI_H_
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "datapath/failover.h"
 #include "exporters/histogram_exposition.h"
 #include "policy/policy.h"
 
@@ -45,6 +47,11 @@ struct DatapathOptions {
   std::string scheduler = "none";
   absl::Duration no_path_timeout = absl::Seconds(30);
   absl::Duration io_timeout = absl::Seconds(10);
+  // How long a write cut off by a path failure waits before another path
+  // takes it (failover.h, WriteFenceNs); empty: each controller's KATO +
+  // CQT.
+  std::optional<absl::Duration> write_fence;
+  SeededDefect defect = SeededDefect::kNone;
   // The HTTP endpoint (/metrics, /healthz): "" serves none. Its default
   // port is not the agent's (9877), so both may run on one node.
   std::string listen_address = ":9879";
@@ -73,6 +80,8 @@ struct DatapathFlags {
   std::string scheduler = "none";
   std::string no_path_timeout = "30s";
   std::string io_timeout = "10s";
+  std::string write_fence = "auto";
+  std::string seed_defect = "none";
   std::string listen_address = ":9879";
   std::string web_config_file;
   int web_max_connections_per_client = 8;

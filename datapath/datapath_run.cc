@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "collectors/sysfs_reader.h"
 #include "datapath/ana_monitor.h"
 #include "datapath/datapath_cli.h"
 #include "datapath/exposition.h"
@@ -100,6 +101,48 @@ void Summary(const NvmeBackend& backend, std::ostream& err) {
   }
 }
 
+// Each path's write fence: --write_fence, or its controller's KATO (sysfs
+// `kato`, seconds; the fabrics default where the kernel has no such
+// attribute) + CQT on fabrics, CQT alone on PCIe. One line per path.
+std::vector<int64_t> WriteFences(
+    const DatapathOptions& o, const NamespaceGroup& group,
+    const std::vector<nvme::RetryDelayTimes>& identify, std::ostream& err) {
+  std::vector<int64_t> fences;
+  const collectors::SysfsReader sysfs(o.sysfs_root);
+  for (size_t i = 0; i < group.paths.size(); ++i) {
+    const NamespacePath& p = group.paths[i];
+    const uint16_t cqt_ms = i < identify.size() ? identify[i].cqt_ms : 0;
+    std::string how;
+    int64_t fence = 0;
+    if (o.write_fence) {
+      fence = absl::ToInt64Nanoseconds(*o.write_fence);
+      how = "--write_fence";
+    } else {
+      const std::string dir = absl::StrCat("class/nvme/", p.controller);
+      const std::string transport =
+          sysfs.ReadAttr(dir + "/transport").value_or("");
+      const bool fabrics = !transport.empty() && transport != "pcie";
+      const int64_t kato_s = sysfs.ReadInt(dir + "/kato").value_or(-1);
+      // KATO 0 (keep-alive off) bounds nothing: the default is assumed.
+      fence = WriteFenceNs(fabrics, kato_s > 0 ? kato_s * 1'000'000'000 : -1,
+                           cqt_ms);
+      if (!fabrics) {
+        how = absl::StrCat(transport.empty() ? "transport unknown" : transport,
+                           ": CQT ", cqt_ms, " ms");
+      } else if (kato_s <= 0) {
+        how = absl::StrCat("KATO ", kato_s < 0 ? "unknown" : "0",
+                           ", 5 s assumed + CQT ", cqt_ms, " ms");
+      } else {
+        how = absl::StrCat("KATO ", kato_s, " s + CQT ", cqt_ms, " ms");
+      }
+    }
+    err << "pathwise: path " << p.name << ": write fence " << fence / 1'000'000
+        << " ms (" << how << ")\n";
+    fences.push_back(fence);
+  }
+  return fences;
+}
+
 // The metrics endpoint over `backend` serving `device`; null when
 // --listen_address is "".
 absl::StatusOr<std::unique_ptr<exporters::HttpServer>> StartEndpoint(
@@ -173,6 +216,7 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   bo.policy = o.policy;
   bo.no_path_timeout = o.no_path_timeout;
   bo.io_timeout = o.io_timeout;
+  bo.defect = o.defect;
   bo.dev_dir = o.dev_dir;
   absl::StatusOr<std::unique_ptr<NvmeBackend>> backend =
       NvmeBackend::Open(*group, bo);
@@ -221,6 +265,7 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
           << "); its retries are not delayed\n";
     }
   }
+  (*backend)->SetWriteFences(WriteFences(o, *group, crdt, err));
   (*backend)->SetRetryDelayTimes(std::move(crdt));
   AnaMonitor ana((*backend)->paths(), std::move(nsids), std::move(names),
                  ana_source,

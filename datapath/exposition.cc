@@ -296,6 +296,12 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
   MetricFamily probe_failures =
       Family("pathwise_datapath_path_probe_failures_total",
              "Probe commands of the path that failed.", MetricType::Counter);
+  MetricFamily fenced =
+      Family("pathwise_datapath_path_fenced_writes_total",
+             "Writes cut off on the path by its failure and held for the write "
+             "fence (keep-alive timeout + Command Quiesce Time) before another "
+             "path took them.",
+             MetricType::Counter);
   MetricFamily inflight =
       Family("pathwise_datapath_path_inflight",
              "Commands out on the path over all the device's queues, as the "
@@ -331,6 +337,7 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
     Add(transport, base, static_cast<double>(ps.transport_errors));
     Add(probes, base, static_cast<double>(ps.probes));
     Add(probe_failures, base, static_cast<double>(ps.probe_failures));
+    Add(fenced, base, static_cast<double>(ps.fenced_writes));
     const SelectorView& sel = view.selector;
     if (i < sel.inflight.size()) {
       Add(inflight, base, static_cast<double>(sel.inflight[i]));
@@ -354,7 +361,7 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
   }
   for (MetricFamily* f :
        {&selections, &inflight, &base_latency, &cap, &timeouts, &transport,
-        &probes, &probe_failures, &state}) {
+        &probes, &probe_failures, &fenced, &state}) {
     if (!f->metric.empty()) out.push_back(std::move(*f));
   }
   return out;

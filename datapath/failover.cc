@@ -82,4 +82,16 @@ bool PathHealth::OnProbeResult(bool ok, int64_t now_ns) {
   return false;
 }
 
+bool CutOffByPathFailure(const Disposition& d) {
+  return d.kind == Disposition::Kind::kFailover && d.path_failed &&
+         !d.ana_error;
+}
+
+int64_t WriteFenceNs(bool fabrics, int64_t kato_ns, uint16_t cqt_ms) {
+  constexpr int64_t kDefaultKatoNs = 5'000'000'000;
+  const int64_t cqt_ns = int64_t{cqt_ms} * 1'000'000;
+  if (!fabrics) return cqt_ns;
+  return (kato_ns < 0 ? kDefaultKatoNs : kato_ns) + cqt_ns;
+}
+
 }  // namespace pathwise::datapath

@@ -50,6 +50,38 @@ Disposition DecideCompletion(int32_t res, int32_t success_result);
 // kernel's nvme_error_status(), in the few cases that are not -EIO).
 int32_t ErrnoForStatus(uint16_t status);
 
+// Whether an I/O that ended as `d` may still be executed by the path's
+// controller: the command was cut off by the host (a transport error, the
+// kernel's cancellation at its timeout or reset, a path-related status)
+// rather than answered. A write, Write Zeroes or Deallocate cut off that
+// way must not go to another path at once: the old path may still carry
+// it to the media after a newer write through the other path has been
+// acknowledged (a ghost write). An answered command (any status from the
+// controller, ANA included) or one the host never sent (-EAGAIN) is safe.
+bool CutOffByPathFailure(const Disposition& d);
+
+// How long a write cut off by a path failure waits before another path
+// may take it (the write fence). A fabrics controller that lost its host
+// stops executing commands once its keep-alive timeout (KATO) expires and
+// its Command Quiesce Time (CQT) has passed: the kernel's delayed
+// failover waits the same. A PCIe controller's reset ends every command
+// it held, so only CQT applies there. `kato_ns` < 0: unknown, the
+// fabrics default of 5 s (NVME_DEFAULT_KATO) is assumed.
+int64_t WriteFenceNs(bool fabrics, int64_t kato_ns, uint16_t cqt_ms);
+
+// Defects the datapath can be started with, so that the data checks can be
+// shown to catch them (the fault tests run the ledger against each and
+// expect it to fail); never for real use, hence a hidden flag.
+enum class SeededDefect : uint8_t {
+  kNone,
+  // A write is acknowledged when its command is sent, not when it
+  // completes (and its buffer goes back to the kernel at once).
+  kAckBeforeCompletion,
+  // A command out longer than --io_timeout is sent to another path at
+  // once, while the first path may still execute it.
+  kRetryTimedOutAtOnce,
+};
+
 // How often an I/O is resubmitted before it fails with EIO, and how long a
 // failed path rests before it is probed.
 struct RetryPolicy {

@@ -39,6 +39,7 @@ namespace pathwise::datapath {
 
 struct BackendOptions {
   policy::Policy policy = policy::Policy::kPathwise;
+  SeededDefect defect = SeededDefect::kNone;
   policy::PolicyParams params;
   // With no usable path, a request waits this long for one, then fails
   // with EIO.
@@ -103,6 +104,16 @@ class NvmeBackend final : public ublk::Backend {
   // (Disposition::crd) waits before it goes out again: the controller's
   // CRDT, at most RetryPolicy::max_retry_delay_ns; 0 for none.
   int64_t RetryDelayNs(int path, uint8_t crd) const;
+  // Each path's write fence (failover.h, WriteFenceNs), in path order; set
+  // before the device starts. Until then, and for a path left out, none.
+  void SetWriteFences(std::vector<int64_t> fences_ns) {
+    write_fences_ns_ = std::move(fences_ns);
+  }
+  int64_t WriteFenceNs(int path) const {
+    return static_cast<size_t>(path) < write_fences_ns_.size()
+               ? write_fences_ns_[path]
+               : 0;
+  }
 
   // For the queues.
   const BackendOptions& options() const { return options_; }
@@ -122,6 +133,7 @@ class NvmeBackend final : public ublk::Backend {
   std::vector<int> fds_;
   std::vector<uint32_t> nsids_;
   std::vector<nvme::RetryDelayTimes> retry_delay_times_;
+  std::vector<int64_t> write_fences_ns_;
   PathStates paths_;
   SharedSelector selector_;
   mutable absl::Mutex mu_;

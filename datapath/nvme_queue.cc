@@ -168,7 +168,28 @@ bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
   s.submit_ns = now;
   ++in_flight_;
   ++stats_.paths[path].selections;
+  if (options_.defect == SeededDefect::kAckBeforeCompletion &&
+      r.op == ublk::IoOp::kWrite) {
+    AbandonCommand(tag, now);
+    Finish(tag, static_cast<int32_t>(r.length));
+  }
   return true;
+}
+
+void NvmeQueue::AbandonCommand(uint16_t tag, int64_t now) {
+  Slot& s = slots_[tag];
+  pending_.push_back(
+      {.path = s.path,
+       .io = SelectorIo(s.request),
+       .completion = {.now_ns = now, .latency_ns = 0, .ok = false}});
+  --in_flight_;
+  s.path = -1;
+  ++s.generation;  // its CQE, when it comes, matches nothing
+}
+
+bool NvmeQueue::WritesData(ublk::IoOp op) {
+  return op == ublk::IoOp::kWrite || op == ublk::IoOp::kWriteZeroes ||
+         op == ublk::IoOp::kDiscard;
 }
 
 void NvmeQueue::Finish(uint16_t tag, int32_t result) {
@@ -261,7 +282,16 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
   }
   // The controller asked for a pause before the command comes again
   // (CRD): the request waits it out, then goes where the rules above say.
-  if (const int64_t delay = backend_.RetryDelayNs(path, d.crd); delay > 0) {
+  // A write the failed path may still execute waits out the write fence
+  // first (failover.h).
+  int64_t delay = backend_.RetryDelayNs(path, d.crd);
+  if (CutOffByPathFailure(d) && WritesData(r.op)) {
+    if (const int64_t fence = backend_.WriteFenceNs(path); fence > 0) {
+      delay = std::max(delay, fence);
+      ++ps.fenced_writes;
+    }
+  }
+  if (delay > 0) {
     s.delayed = true;
     s.retry_prefer = prefer;
     s.retry_at_ns = now + delay;
@@ -326,12 +356,19 @@ void NvmeQueue::Service(int64_t now) {
   selector_.MaybeTick(now, &pending_);
   if (in_flight_ > 0) {
     const int64_t limit = absl::ToInt64Nanoseconds(options_.io_timeout);
-    for (Slot& s : slots_) {
+    for (uint16_t tag = 0; tag < slots_.size(); ++tag) {
+      Slot& s = slots_[tag];
       if (!s.active || s.path < 0 || s.timed_out) continue;
       if (now - s.submit_ns <= limit) continue;
       s.timed_out = true;
       ++stats_.paths[s.path].timeouts;
       backend_.paths().OnFailure(s.path, now);
+      if (options_.defect == SeededDefect::kRetryTimedOutAtOnce) {
+        AbandonCommand(tag, now);
+        s.timed_out = false;
+        ++s.attempts;
+        Dispatch(tag, now);
+      }
     }
   }
   if (!waiting_.empty()) {

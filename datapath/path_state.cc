@@ -27,6 +27,7 @@ void PathStats::Merge(const PathStats& o) {
   timeouts += o.timeouts;
   probes += o.probes;
   probe_failures += o.probe_failures;
+  fenced_writes += o.fenced_writes;
   for (size_t i = 0; i < errors_by_class.size(); ++i) {
     errors_by_class[i] += o.errors_by_class[i];
   }

@@ -168,6 +168,12 @@ absl::StatusOr<RetryDelayTimes> ParseRetryDelayTimes(
         std::to_integer<uint16_t>(identify[at]) |
         (std::to_integer<uint16_t>(identify[at + 1]) << 8));
   }
+  // Data shorter than the whole page (an old capture) just has no CQT.
+  if (identify.size() >= kIdentifyCqtOffset + 2) {
+    t.cqt_ms = static_cast<uint16_t>(
+        std::to_integer<uint16_t>(identify[kIdentifyCqtOffset]) |
+        (std::to_integer<uint16_t>(identify[kIdentifyCqtOffset + 1]) << 8));
+  }
   return t;
 }
 

@@ -66,8 +66,13 @@ inline int RetryDelayIndex(uint16_t status) {
 // kernel sets at controller start whenever CRDT1 is non-zero, with or
 // without native multipath); a status then selects one with its CRD bits.
 inline constexpr size_t kIdentifyCrdtOffset = 134;
+// Command Quiesce Time (NVMe 2.1, bytes 386..387, little-endian, ms; 0
+// where the controller does not report it): how long after a loss of
+// communication the controller may still execute commands it had taken.
+inline constexpr size_t kIdentifyCqtOffset = 386;
 struct RetryDelayTimes {
   std::array<uint16_t, 3> crdt{};  // CRDT1..3, 100 ms units
+  uint16_t cqt_ms = 0;             // Command Quiesce Time
 };
 // InvalidArgument when `identify` is too short to hold them.
 absl::StatusOr<RetryDelayTimes> ParseRetryDelayTimes(

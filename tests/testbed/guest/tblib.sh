@@ -5,6 +5,7 @@
 # Variables (bash arrays where plural):
 #   TB_KERNEL  6.12|6.1           TB_TOPOLOGY  tcp:2 ...   TB_MULTIPATH on|off
 #   TB_NIC     veth|virtio        (tcp: what joins tbh<i> and tbt<i>)
+#   TB_TARGET  stored|volatile    (tcp: null_blk memory-backed or not)
 #   TB_SUBSYS  nvme-subsys0       TB_NQN       subsystem NQN
 #   TB_HEAD    /dev/nvme0n1 (empty with --multipath off)
 #   TB_NG      /dev/ng0n1   (the head's generic device; empty with multipath off)
@@ -125,6 +126,7 @@ tb_save_env() {
   {
     declare -p TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG
     TB_NIC=${TB_NIC:-veth} && declare -p TB_NIC
+    TB_TARGET=${TB_TARGET:-stored} && declare -p TB_TARGET
     declare -p TB_PATHS TB_CTRLS TB_NGS TB_OUT
     declare -p TB_PCI_ADDRS 2>/dev/null
   } | sed 's/^declare -/declare -g -/' >/run/tb.env
@@ -133,7 +135,7 @@ tb_save_env() {
 tb_load_env() {
   # shellcheck source=/dev/null
   . /run/tb.env
-  export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT TB_NIC
+  export TB_KERNEL TB_TOPOLOGY TB_MULTIPATH TB_NQN TB_SUBSYS TB_HEAD TB_NG TB_OUT TB_NIC TB_TARGET
 }
 
 _tb_ctrl_live() {
@@ -189,7 +191,12 @@ _tb_virtio_pair() { # i
 _tb_setup_tcp() {
   local n i port
   n=$(tb_npaths)
-  modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 || return 1
+  # memory_backed=1 keeps what is written (pages allocated as blocks are
+  # first written); without it null_blk completes writes and keeps nothing,
+  # and a read returns whatever the target's buffers held (--target
+  # volatile, the old testbed, for showing that a data check fails there).
+  modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 \
+    memory_backed=$([[ ${TB_TARGET:-stored} == volatile ]] && echo 0 || echo 1) || return 1
   modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
   ip netns add tgt && ip -n tgt link set lo up || return 1
   for ((i = 0; i < n; i++)); do
@@ -453,6 +460,36 @@ tb_fio() {
   fi
   fio --name=tb --filename="$dev" --eta=never --direct=1 --ioengine=libaio --rw=randread \
     --bs=4k --iodepth=16 --time_based --runtime=10 "$@"
+}
+
+# tb_require_stored_data DEV [OFFSET_MIB]: fails, with a line saying why,
+# unless DEV keeps what is written to it: a data check against a target
+# that stores nothing proves nothing. 64 distinct random 4 KiB blocks go to
+# OFFSET_MIB (default: the device's last MiB), then 4 MiB of other random
+# data to the MiB before it, so that no buffer on the way still holds the
+# first write, then the 64 blocks are read back (O_DIRECT both ways) and
+# compared. Overwrites those 5 MiB.
+tb_require_stored_data() {
+  local dev=$1 size off mib tmp rc=0
+  [[ -b $dev ]] || tb_die "tb_require_stored_data: '$dev' is not a block device" || return 1
+  size=$(blockdev --getsize64 "$dev") || return 1
+  mib=${2:-$((size / 1048576 - 1))}
+  ((mib >= 4 && (mib + 1) * 1048576 <= size)) ||
+    tb_die "tb_require_stored_data: offset ${mib} MiB is outside $dev ($size bytes)" || return 1
+  tmp=$(mktemp -d)
+  head -c $((256 << 10)) /dev/urandom >"$tmp/a"
+  head -c $((4 << 20)) /dev/urandom >"$tmp/b"
+  dd if="$tmp/a" of="$dev" bs=4k seek=$((mib * 256)) oflag=direct conv=notrunc status=none &&
+    dd if="$tmp/b" of="$dev" bs=1M seek=$((mib - 4)) oflag=direct conv=notrunc status=none &&
+    dd if="$dev" of="$tmp/r" bs=4k skip=$((mib * 256)) count=64 iflag=direct status=none || rc=2
+  if ((rc == 0)) && ! cmp -s "$tmp/a" "$tmp/r"; then rc=1; fi
+  rm -rf "$tmp"
+  case $rc in
+    0) tb_log "$dev stores data (256 KiB at $mib MiB read back intact after 4 MiB more)" ;;
+    1) tb_die "$dev does not store data: 256 KiB written at $mib MiB read back different (target: ${TB_TARGET:-stored}); a data check against it proves nothing" ;;
+    *) tb_die "$dev: the stored-data check could not write or read it" ;;
+  esac
+  return $((rc != 0))
 }
 
 # tb_path_stat i: prints "reads read_ticks_ms writes write_ticks_ms" of the path disk.

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "agent/cli.h"
 #include "datapath/ublk/control.h"
 #include "gtest/gtest.h"
@@ -68,6 +69,28 @@ TEST(DatapathFlagsTest, Checks) {
             "\"0s\"");
   f.ana_interval = "2s";
   EXPECT_EQ(CheckDatapathArgs(f)->ana_interval, absl::Seconds(2));
+  EXPECT_FALSE(o.write_fence.has_value());  // auto
+  EXPECT_EQ(o.defect, SeededDefect::kNone);
+  f.write_fence = "0s";
+  EXPECT_EQ(CheckDatapathArgs(f)->write_fence, absl::ZeroDuration());
+  f.write_fence = "1500ms";
+  EXPECT_EQ(CheckDatapathArgs(f)->write_fence, absl::Milliseconds(1500));
+  for (const char* bad : {"-1s", "2h", "later"}) {
+    f.write_fence = bad;
+    EXPECT_EQ(CheckError(f),
+              absl::StrCat("--write_fence must be auto or a duration of "
+                           "0s..1h, not \"",
+                           bad, "\""));
+  }
+  f.write_fence = "auto";
+  f.seed_defect = "retry_timed_out_at_once";
+  EXPECT_EQ(CheckDatapathArgs(f)->defect, SeededDefect::kRetryTimedOutAtOnce);
+  f.seed_defect = "ack_before_completion";
+  EXPECT_EQ(CheckDatapathArgs(f)->defect, SeededDefect::kAckBeforeCompletion);
+  f.seed_defect = "lose";
+  EXPECT_EQ(CheckError(f),
+            "--seed_defect must be none, ack_before_completion or "
+            "retry_timed_out_at_once, not \"lose\"");
 }
 
 TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {

@@ -239,5 +239,27 @@ TEST(DecideCompletionTest, CommandRetryDelayOfResubmissions) {
   EXPECT_EQ(DecideCompletion(-EAGAIN, 4096).crd, 0);
 }
 
+// Which completions leave a write the failed path may still execute.
+TEST(WriteFenceTest, CutOffByPathFailure) {
+  EXPECT_TRUE(CutOffByPathFailure(DecideCompletion(-EINTR, 0)));
+  EXPECT_TRUE(CutOffByPathFailure(DecideCompletion(-ENOTCONN, 0)));
+  EXPECT_TRUE(CutOffByPathFailure(DecideCompletion(0x370, 0)));
+  EXPECT_TRUE(CutOffByPathFailure(DecideCompletion(0x371, 0)));
+  EXPECT_FALSE(CutOffByPathFailure(DecideCompletion(0, 0)));
+  EXPECT_FALSE(CutOffByPathFailure(DecideCompletion(0x302, 0)));  // ANA
+  EXPECT_FALSE(CutOffByPathFailure(DecideCompletion(0x281, 0)));  // media
+  EXPECT_FALSE(CutOffByPathFailure(DecideCompletion(-EAGAIN, 0)));
+  EXPECT_FALSE(CutOffByPathFailure(DecideCompletion(0x4281, 0)));  // DNR
+}
+
+TEST(WriteFenceTest, KatoPlusCqtOnFabricsCqtOnPcie) {
+  constexpr int64_t kS = 1'000'000'000;
+  EXPECT_EQ(WriteFenceNs(true, 10 * kS, 0), 10 * kS);
+  EXPECT_EQ(WriteFenceNs(true, 10 * kS, 1500), 10 * kS + 1500'000'000);
+  EXPECT_EQ(WriteFenceNs(true, -1, 0), 5 * kS);  // KATO unknown
+  EXPECT_EQ(WriteFenceNs(false, 10 * kS, 0), 0);
+  EXPECT_EQ(WriteFenceNs(false, -1, 250), 250'000'000);
+}
+
 }  // namespace
 }  // namespace pathwise::datapath

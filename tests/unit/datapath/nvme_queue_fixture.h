@@ -67,6 +67,7 @@ class NvmeQueueTest : public ::testing::Test {
     o.io_timeout = absl::Milliseconds(200);
     o.retry.backoff_initial_ns = 100 * kMs;
     o.clock = [this] { return now_; };
+    o.defect = defect_;
     auto b = NvmeBackend::Open(g, o);
     ASSERT_TRUE(b.ok()) << b.status();
     backend_ = *std::move(b);
@@ -84,6 +85,13 @@ class NvmeQueueTest : public ::testing::Test {
     r.offset = offset;
     r.length = length;
     r.buffer = std::span<std::byte>(buffer_.data(), length);
+    return r;
+  }
+
+  ublk::IoRequest Write(uint16_t tag, uint64_t offset = 8192,
+                        uint32_t length = 4096) {
+    ublk::IoRequest r = Read(tag, offset, length);
+    r.op = ublk::IoOp::kWrite;
     return r;
   }
 
@@ -115,6 +123,7 @@ class NvmeQueueTest : public ::testing::Test {
   }
 
   std::string dir_;
+  SeededDefect defect_ = SeededDefect::kNone;  // set before Start
   int64_t now_ = 1'000 * kMs;
   FakeContext context_{64};
   std::array<std::byte, 1 << 20> buffer_{};

@@ -42,6 +42,20 @@ TEST(RetryDelayTest, ParsesCrdtFromIdentifyController) {
   EXPECT_EQ(RetryDelayNs(4, *t), 0);
 }
 
+// Command Quiesce Time: bytes 386..387, little-endian milliseconds; data
+// that stops before it (an old capture) has none.
+TEST(RetryDelayTest, CommandQuiesceTime) {
+  std::array<std::byte, 4096> id{};
+  id[385] = std::byte{0xee};
+  id[386] = std::byte{0x34};
+  id[387] = std::byte{0x12};
+  id[388] = std::byte{0xee};
+  EXPECT_EQ(ParseRetryDelayTimes(id)->cqt_ms, 0x1234);
+  std::array<std::byte, 387> short_id{};
+  short_id[386] = std::byte{0x34};
+  EXPECT_EQ(ParseRetryDelayTimes(short_id)->cqt_ms, 0);
+}
+
 TEST(RetryDelayTest, ShortIdentifyDataIsAnError) {
   std::array<std::byte, 139> id{};
   EXPECT_FALSE(ParseRetryDelayTimes(id).ok());
