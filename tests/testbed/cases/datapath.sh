@@ -1,7 +1,8 @@
 # The userspace multipath datapath (`pathwise datapath`) on NVMe/TCP with
-# native multipath off. The testbed's namespace 1 is a null_blk that keeps
-# no data, so a second namespace, on a tmpfs file, is added to the
-# subsystem for verification. One line each for a namespace that does not
+# native multipath off, on a second namespace added to the subsystem, a
+# tmpfs file (nvmet's file backend: what Write Zeroes does there is checked
+# below; namespace 1, the memory-backed null_blk, has the fault matrix,
+# data_fault.sh). One line each for a namespace that does not
 # exist and for an ambiguous auto; then /dev/ublkbN over both paths of
 # namespace 2 (ublk_drv loaded by the datapath itself), fio
 # randrw 4k with crc32c verification, I/O seen on both paths' links (the
@@ -56,6 +57,7 @@ fi
 dev=$(head -1 "$TB_OUT/device.txt")
 cat "$TB_OUT/server.log"
 [[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
+tb_require_stored_data "$dev" || fail "$dev does not store data: no verification against it"
 expect_eq "device size" "$(blockdev --getsize64 "$dev")" $((256 << 20))
 expect_eq "the device's I/O scheduler" "$(cat "/sys/block/${dev#/dev/}/queue/scheduler")" \
   "[none] mq-deadline "
