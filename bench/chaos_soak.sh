@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The chaos soak: `pathwise datapath` in the testbed (NVMe/TCP, two paths,
 # 6.12 guest, native multipath off) under a random fault schedule drawn
-# from a seed, with the acknowledged-write ledger (tests/ledger) writing
+# from a seed, with the acknowledged-write ledger (tests/data_ledger) writing
 # and checking through it; at the end the ledger reads the whole region
 # back. The guest side is tests/testbed/cases/chaos_soak.sh.
 #
@@ -19,7 +19,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 minutes=10 seed=$((RANDOM * 32768 + RANDOM)) dp_args=""
 bin=$root/build/pathwise
-ledger=$root/build/tests/ledger/pathwise_ledger
+ledger=$root/build/tests/data_ledger/pathwise-ledger
 out=$root/bench/results/chaos_soak.txt
 while (($#)); do
   case $1 in

@@ -1,5 +1,5 @@
 # One fault of the data-integrity matrix, with the acknowledged-write
-# ledger (tests/ledger) and fio's crc32c verify as a second witness,
+# ledger (tests/data_ledger) and fio's crc32c verify as a second witness,
 # against `pathwise datapath` (--multipath off) or, as the control, the
 # kernel's multipath head (--multipath on, round-robin).
 #
