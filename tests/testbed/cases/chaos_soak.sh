@@ -53,9 +53,11 @@ inject() { # name path seconds
     loss) tc qdisc add dev "tbh$i" root netem loss 5% && sleep "$d" && tc qdisc del dev "tbh$i" root ;;
     ghost)
       tc qdisc add dev "tbh$i" root netem delay 3s limit 100000 && sleep 0.5 && tb_refresh &&
-        nvme reset "/dev/${TB_CTRLS[i]}"
+        { nvme reset "/dev/${TB_CTRLS[i]}" & }
+      c=$!
       sleep "$d"
       tc qdisc del dev "tbh$i" root
+      wait "$c"
       ;;
     target_error_writes)
       dm_table "0 $sectors flakey /dev/nullb0 0 0 5 1 error_writes" && sleep "$d" &&
