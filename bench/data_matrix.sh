@@ -49,8 +49,11 @@ kernel_cases=(
   "dm_error_writes intact some" "dm_drop_writes violations any" "dm_delay intact none")
 volatile_cases=("none refused any")
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The cases' output (ledger reports, logs) stays in $work for a look.
+work=${DATA_MATRIX_WORK:-/tmp/data_matrix}
+rm -rf "$work"
+mkdir -p "$work"
+echo "data_matrix: case output in $work"
 rc=0
 for side in $sides; do
   case $side in

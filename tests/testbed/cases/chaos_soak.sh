@@ -18,7 +18,10 @@ MiB=$((1 << 20))
 
 ns1=$TB_CFS/subsystems/$TB_NQN/namespaces/1
 sectors=$(blockdev --getsz /dev/nullb0)
-dmsetup create tbdm --table "0 $sectors linear /dev/nullb0 0" || fail "dmsetup create"
+modprobe -a dm_mod dm_flakey dm_delay || fail "dm modules"
+# No udev in the guest: dmsetup makes the node itself (mknodes).
+dmsetup create tbdm --table "0 $sectors linear /dev/nullb0 0" && dmsetup mknodes tbdm ||
+  fail "dmsetup create"
 echo 0 >"$ns1/enable" && echo /dev/mapper/tbdm >"$ns1/device_path" && echo 1 >"$ns1/enable" ||
   fail "namespace 1 on dm"
 tb_wait 20 eval '(( $(ls /sys/class/nvme/nvme*/nvme*n1/wwid 2>/dev/null | wc -l) >= 2 ))' ||

@@ -26,7 +26,7 @@ MiB=$((1 << 20))
 # The ledger's region, and fio's beyond it.
 L_OFF=0 L_SIZE=$((16 * MiB)) F_OFF=$((64 * MiB)) F_SIZE=$((8 * MiB))
 # Ghost writes need the same blocks written again within seconds.
-[[ $fault == ghost* ]] && L_SIZE=$((1 * MiB))
+[[ $fault == ghost* ]] && L_SIZE=$((256 << 10))
 
 if [[ $TB_MULTIPATH == on ]]; then
   mode=kernel
@@ -34,7 +34,18 @@ if [[ $TB_MULTIPATH == on ]]; then
 else
   mode=datapath
 fi
-dp_pid=""
+dp_pid="" dm_cleanup=0
+# However the case ends: the writers stopped, the datapath gone, namespace
+# 1 back on the null_blk.
+cleanup() {
+  touch "$TB_OUT/stop"
+  [[ -n ${witness_pid:-} ]] && kill "$witness_pid" 2>/dev/null
+  [[ -n ${ledger_pid:-} ]] && kill "$ledger_pid" 2>/dev/null
+  [[ -n $dp_pid ]] && kill -TERM "$dp_pid" 2>/dev/null && wait "$dp_pid"
+  if ((dm_cleanup)); then ns_device /dev/nullb0; dmsetup remove tbdm; fi
+  return 0
+}
+trap cleanup EXIT
 start_datapath() { # log suffix: sets dev and dp_pid
   local out=$TB_OUT/device$1.txt
   "$bin" datapath --namespace auto --io_timeout 2s --no_path_timeout "${NO_PATH_S}s" \
@@ -133,18 +144,20 @@ fault_dm_delay() { # every I/O 400 ms late at the target for 6 s
   dm_table "0 $DM_SECTORS delay /dev/nullb0 0 400" && sleep 6 &&
     dm_table "0 $DM_SECTORS linear /dev/nullb0 0" && sleep 5
 }
+# The guest mounts no cgroup hierarchy of its own.
+cgroup2() { mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup; }
 # The datapath's threads get 5 % of one CPU for 10 s.
 fault_cpu_starve() {
   sleep 3
   local cg=/sys/fs/cgroup/pw-starve
-  mkdir -p "$cg" && echo "5000 100000" >"$cg/cpu.max" && echo "$dp_pid" >"$cg/cgroup.procs" &&
+  cgroup2 && echo +cpu >/sys/fs/cgroup/cgroup.subtree_control && mkdir -p "$cg" && echo "5000 100000" >"$cg/cpu.max" && echo "$dp_pid" >"$cg/cgroup.procs" &&
     sleep 10 && echo "$dp_pid" >/sys/fs/cgroup/cgroup.procs && sleep 5
 }
 # The datapath's memory capped a little above what it uses, reclaim forced.
 fault_mem_pressure() {
   sleep 3
   local cg=/sys/fs/cgroup/pw-mem cur
-  mkdir -p "$cg" && echo "$dp_pid" >"$cg/cgroup.procs" && cur=$(cat "$cg/memory.current") &&
+  cgroup2 && echo +memory >/sys/fs/cgroup/cgroup.subtree_control && mkdir -p "$cg" && echo "$dp_pid" >"$cg/cgroup.procs" && cur=$(cat "$cg/memory.current") &&
     echo $((cur + 4 * MiB)) >"$cg/memory.max" && echo $((cur / 2)) >"$cg/memory.high" &&
     sleep 10 && echo max >"$cg/memory.high" && echo max >"$cg/memory.max" &&
     grep -E "^(oom|oom_kill|high|max) " "$cg/memory.events" && sleep 4
@@ -161,10 +174,13 @@ ns_device() { # path: namespace 1 on another backing device
   tb_wait 20 eval '(( $(ls /sys/class/nvme/nvme*/nvme*n1/wwid 2>/dev/null | wc -l) >= 2 ))'
 }
 if [[ $fault == dm_* ]]; then
+  modprobe -a dm_mod dm_flakey dm_delay || fail "dm modules"
   DM_SECTORS=$(blockdev --getsz /dev/nullb0)
-  dmsetup create tbdm --table "0 $DM_SECTORS linear /dev/nullb0 0" || fail "dmsetup create"
+  # No udev in the guest: dmsetup makes the node itself (mknodes).
+  dmsetup create tbdm --table "0 $DM_SECTORS linear /dev/nullb0 0" && dmsetup mknodes tbdm ||
+    fail "dmsetup create"
+  dm_cleanup=1
   ns_device /dev/mapper/tbdm || fail "namespace 1 on dm"
-  trap 'ns_device /dev/nullb0; dmsetup remove tbdm' EXIT
   # The head or the per-controller namespaces come back under new names.
   sleep 2
   tb_refresh
@@ -184,7 +200,7 @@ fi
 seed=${TB_LEDGER_SEED:-$RANDOM$RANDOM}
 rm -f "$TB_OUT/stop"
 "$ledger" --device "$dev" --offset "$L_OFF" --size "$L_SIZE" --jobs 8 --seed "$seed" \
-  --stop-file "$TB_OUT/stop" --verify-retry-seconds 40 \
+  --stop-file "$TB_OUT/stop" --verify-retry-seconds "$([[ $fault == sigkill ]] && echo 2 || echo 40)" \
   --report "$TB_OUT/ledger.json" --state "$TB_OUT/ledger.state" >"$TB_OUT/ledger.txt" \
   2>"$TB_OUT/ledger.err" &
 ledger_pid=$!
@@ -196,7 +212,7 @@ witness() {
   while [[ ! -e $TB_OUT/stop ]]; do
     i=$((i + 1))
     fio --eta=never --name=witness --filename="$dev" --direct=1 --ioengine=libaio \
-      --rw=randwrite --bs=4k --iodepth=4 --offset="$F_OFF" --size="$F_SIZE" \
+      --allow_file_create=0 --rw=randwrite --bs=4k --iodepth=4 --offset="$F_OFF" --size="$F_SIZE" \
       --verify=crc32c --verify_backlog=64 --verify_fatal=1 \
       --output="$TB_OUT/fio.$i.txt" >/dev/null 2>&1
     echo "$? $i" >>"$TB_OUT/fio.rc"
@@ -219,7 +235,7 @@ if [[ $fault == sigkill ]]; then
   # A new datapath takes the namespace; the ledger verifies its state there.
   start_datapath .2
   "$ledger" --verify-only --state "$TB_OUT/ledger.state" --device "$dev" \
-    --report "$TB_OUT/ledger.json" >>"$TB_OUT/ledger.txt" 2>>"$TB_OUT/ledger.err"
+    --report "$TB_OUT/ledger-verify.json" >>"$TB_OUT/ledger.txt" 2>>"$TB_OUT/ledger.err"
   lrc=$?
 else
   wait "$ledger_pid"
@@ -231,6 +247,12 @@ stop_datapath
 
 # ---------------------------------------------------------------- verdict
 read -r acked wfailed vtotal unreadable < <(jq -r '"\(.counts.writes_acked) \(.counts.writes_failed) \(.violations.total) \(.verification.unreadable)"' "$TB_OUT/ledger.json")
+if [[ $fault == sigkill ]]; then
+  # The run's own final pass could read nothing (the device was gone);
+  # the verification is the one through the new device.
+  vtotal=$((vtotal + $(jq .violations.total "$TB_OUT/ledger-verify.json")))
+  unreadable=$(jq .verification.unreadable "$TB_OUT/ledger-verify.json")
+fi
 # Every error the application saw from the ledger's operations.
 apperr=$(jq '.counts | .writes_failed + .reads_failed + .flushes_failed + .write_zeroes_failed + .discards_failed' "$TB_OUT/ledger.json")
 fio_verify_failed=$(grep -l "verify: bad\|verify failed\|crc32c: verify" "$TB_OUT"/fio.*.txt 2>/dev/null | wc -l)
