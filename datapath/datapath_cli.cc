@@ -63,6 +63,14 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "0s: at once, as the kernel's multipath does")
       ->type_name("DURATION|auto")
       ->default_str("auto");
+  app.add_flag("--user_recovery", f->user_recovery,
+               "create the device with ublk user recovery: if this process "
+               "dies, the kernel keeps /dev/ublkbN and holds its I/O until "
+               "`pathwise datapath --recover ID` takes it back");
+  app.add_option("--recover", f->recover,
+                 "take back ublk device ID, left by a datapath that died "
+                 "with --user_recovery, instead of creating one")
+      ->type_name("ID");
   app.add_option("--listen_address", f->listen_address,
                  "serve /metrics and /healthz on [host]:port (IPv4); \"\" "
                  "serves none")
@@ -156,6 +164,12 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
                      "retry_timed_out_at_once, not \"",
                      f.seed_defect, "\""));
   }
+  if (f.recover < -1 || f.recover > 1 << 20) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--recover must be a ublk device id, not ", f.recover));
+  }
+  o.user_recovery = f.user_recovery || f.recover >= 0;
+  o.recover_dev_id = f.recover;
   if (!f.listen_address.empty()) {
     if (absl::StatusOr<std::string> ports =
             exporters::ToCivetListeningPorts(f.listen_address);

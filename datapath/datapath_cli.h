@@ -52,6 +52,10 @@ struct DatapathOptions {
   // CQT.
   std::optional<absl::Duration> write_fence;
   SeededDefect defect = SeededDefect::kNone;
+  // ublk user recovery (datapath/ublk/device.h): the device outlives a
+  // crash of this process; recover_dev_id >= 0 takes such a device back.
+  bool user_recovery = false;
+  int recover_dev_id = -1;
   // The HTTP endpoint (/metrics, /healthz): "" serves none. Its default
   // port is not the agent's (9877), so both may run on one node.
   std::string listen_address = ":9879";
@@ -82,6 +86,8 @@ struct DatapathFlags {
   std::string io_timeout = "10s";
   std::string write_fence = "auto";
   std::string seed_defect = "none";
+  bool user_recovery = false;
+  int recover = -1;
   std::string listen_address = ":9879";
   std::string web_config_file;
   int web_max_connections_per_client = 8;

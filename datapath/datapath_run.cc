@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
 #include <string>
@@ -286,6 +287,20 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   dopt.scheduler = o.scheduler;
   dopt.sysfs_root = o.sysfs_root;
   dopt.max_io_bytes = (*backend)->max_io_bytes();
+  dopt.user_recovery = o.user_recovery;
+  dopt.recover_dev_id = o.recover_dev_id;
+  if (o.recover_dev_id >= 0) {
+    // The dead server's writes may still be out on a path: the device's
+    // held I/O (those writes reissued among it) and newer writes to the
+    // same blocks wait out the write fence, as a failover does.
+    int64_t hold = 0;
+    for (size_t i = 0; i < group->paths.size(); ++i) {
+      hold = std::max(hold, (*backend)->WriteFenceNs(static_cast<int>(i)));
+    }
+    err << "pathwise: recovering ublk device " << o.recover_dev_id
+        << " after the write fence (" << hold / 1'000'000 << " ms)\n";
+    absl::SleepFor(absl::Nanoseconds(hold));
+  }
   absl::StatusOr<std::unique_ptr<ublk::Device>> device =
       ublk::Device::Create(dopt, **backend);
   if (!device.ok()) {
@@ -312,6 +327,10 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
           << ": could not set the I/O scheduler to " << o.scheduler << " ("
           << (*device)->scheduler_status().message() << "); it serves with "
           << (*device)->scheduler() << "\n";
+    }
+    if (o.recover_dev_id >= 0) {
+      err << "pathwise: recovered " << (*device)->block_path() << " (device "
+          << o.recover_dev_id << ")\n";
     }
     err << "pathwise: serving " << (*device)->block_path() << " over "
         << group->paths.size() << " paths (" << PathNames(*group) << ") of "

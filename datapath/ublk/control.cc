@@ -117,6 +117,26 @@ absl::Status ControlDevice::StartDev(uint32_t dev_id, int32_t server_pid) {
       .status();
 }
 
+absl::Status ControlDevice::GetDevInfo(uint32_t dev_id,
+                                       ublksrv_ctrl_dev_info* info) {
+  return Command(UBLK_CMD_GET_DEV_INFO, "GET_DEV_INFO", dev_id,
+                 reinterpret_cast<uintptr_t>(info), sizeof(*info), 0)
+      .status();
+}
+
+absl::Status ControlDevice::StartUserRecovery(uint32_t dev_id) {
+  return Command(UBLK_CMD_START_USER_RECOVERY, "START_USER_RECOVERY", dev_id, 0,
+                 0, 0)
+      .status();
+}
+
+absl::Status ControlDevice::EndUserRecovery(uint32_t dev_id,
+                                            int32_t server_pid) {
+  return Command(UBLK_CMD_END_USER_RECOVERY, "END_USER_RECOVERY", dev_id, 0, 0,
+                 static_cast<uint64_t>(server_pid))
+      .status();
+}
+
 absl::Status ControlDevice::StopDev(uint32_t dev_id) {
   return Command(UBLK_CMD_STOP_DEV, "STOP_DEV", dev_id, 0, 0, 0).status();
 }

@@ -45,6 +45,11 @@ class ControlDevice {
   // Blocks until every queue has fetched all its tags.
   absl::Status StartDev(uint32_t dev_id, int32_t server_pid);
   absl::Status StopDev(uint32_t dev_id);
+  absl::Status GetDevInfo(uint32_t dev_id, ublksrv_ctrl_dev_info* info);
+  // Recovery of a device whose server died (UBLK_F_USER_RECOVERY): START
+  // before the new server's queues fetch, END (with its pid) once they do.
+  absl::Status StartUserRecovery(uint32_t dev_id);
+  absl::Status EndUserRecovery(uint32_t dev_id, int32_t server_pid);
   absl::Status DelDev(uint32_t dev_id);
 
  private:

@@ -43,7 +43,42 @@ std::string Device::char_path() const {
   return absl::StrCat(options_.dev_dir, "/ublkc", info_.dev_id);
 }
 
+// A device a dead server left quiesced: START_USER_RECOVERY (the kernel
+// refuses it with EBUSY until the dead server's char device is released,
+// which follows its exit), the queues fetch again on a new char device fd,
+// END_USER_RECOVERY hands the disk and its held I/O to them.
+absl::Status Device::Recover() {
+  const auto dev_id = static_cast<uint32_t>(options_.recover_dev_id);
+  if (absl::Status s = control_->GetDevInfo(dev_id, &info_); !s.ok()) {
+    return s;
+  }
+  if ((info_.flags & UBLK_F_USER_RECOVERY) == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ublk device ", dev_id, " was not created with user recovery"));
+  }
+  absl::Status s;
+  const absl::Time until = absl::Now() + options_.char_dev_timeout;
+  while (!(s = control_->StartUserRecovery(dev_id)).ok() &&
+         absl::IsUnavailable(s) && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  if (!s.ok()) return s;
+  added_ = true;
+  const std::string path = char_path();
+  char_fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (char_fd_ < 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  }
+  if (absl::Status q = StartQueues(); !q.ok()) return q;
+  if (absl::Status e = control_->EndUserRecovery(dev_id, getpid()); !e.ok()) {
+    return e;
+  }
+  ApplyScheduler();
+  return absl::OkStatus();
+}
+
 absl::Status Device::Start() {
+  if (options_.recover_dev_id >= 0) return Recover();
   info_ = BuildDevInfo(options_);
   if (absl::Status s = control_->AddDev(&info_); !s.ok()) return s;
   added_ = true;

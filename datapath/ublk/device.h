@@ -12,8 +12,11 @@
 //   - one io_uring per queue, COOP_TASKRUN + SINGLE_ISSUER + DEFER_TASKRUN
 //     where available (6.1), shared with the backend (SQE128/CQE32 on demand
 //     for NVMe passthru, 5.19).
-//   - no UBLK_F_USER_RECOVERY: when the server dies, the kernel fails
-//     outstanding I/O and removes the disk.
+//   - UBLK_F_USER_RECOVERY with _REISSUE when DeviceOptions::user_recovery
+//     is set (6.0): when the server dies the kernel keeps the disk and
+//     holds its I/O, requests the dead server had taken included, until a
+//     new server recovers the device (recover_dev_id); without it the
+//     kernel fails outstanding I/O and removes the disk.
 //
 // Shutdown (Stop): every queue starts its grace period; STOP_DEV removes
 // the disk (the kernel waits for requests in flight, which the queues keep
@@ -69,6 +72,7 @@ class Device {
   Device(const DeviceOptions& options, Backend& backend,
          std::unique_ptr<ControlDevice> control);
   absl::Status Start();
+  absl::Status Recover();
   absl::Status StartQueues();
   void ApplyScheduler();
   // STOP_DEV, join the queues, close the char device, DEL_DEV.

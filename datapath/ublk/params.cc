@@ -82,7 +82,9 @@ ublksrv_ctrl_dev_info BuildDevInfo(const DeviceOptions& options) {
   // The default copy mode; USER_COPY would cost a pread/pwrite per request
   // on /dev/ublkcN and saves nothing for a backend that DMAs into our
   // buffers anyway. Ioctl encoding is only advertised, the opcodes say it.
-  info.flags = 0;
+  info.flags = options.user_recovery
+                   ? UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE
+                   : 0;
   return info;
 }
 

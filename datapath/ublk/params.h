@@ -37,6 +37,14 @@ struct DeviceOptions {
   std::string scheduler = "none";
   // Where the disk's queue attributes are (tests use another tree).
   std::string sysfs_root = "/sys";
+  // UBLK_F_USER_RECOVERY with _REISSUE: when the server dies the kernel
+  // keeps the disk and holds its I/O (requests the dead server had taken
+  // are issued again) until a new server recovers it.
+  bool user_recovery = false;
+  // >= 0: take over this device, which a dead server left waiting for
+  // recovery, instead of adding one (its queues and depth are the
+  // kernel's record of it).
+  int recover_dev_id = -1;
 };
 
 absl::Status ValidateOptions(const DeviceOptions& options,

@@ -46,10 +46,10 @@ cleanup() {
   return 0
 }
 trap cleanup EXIT
-start_datapath() { # log suffix: sets dev and dp_pid
+start_datapath() { # log-suffix [more args]: sets dev and dp_pid
   local out=$TB_OUT/device$1.txt
   "$bin" datapath --namespace auto --io_timeout 2s --no_path_timeout "${NO_PATH_S}s" \
-    --ana_interval 2s --listen_address "" "${dp_args[@]}" >"$out" 2>"$TB_OUT/server$1.log" &
+    --ana_interval 2s --listen_address "" "${dp_args[@]}" "${@:2}" >"$out" 2>"$TB_OUT/server$1.log" &
   dp_pid=$!
   tb_wait 20 test -s "$out" || { cat "$TB_OUT/server$1.log" >&2; fail "no device announced"; }
   dev=$(head -1 "$out")
@@ -123,6 +123,20 @@ fault_sigkill() { # the datapath killed mid-write; the device goes
   wait "$dp_pid" 2>/dev/null
   dp_pid=""
   sleep 4
+}
+# The same with user recovery (DATAPATH_ARGS --user_recovery): a new
+# datapath takes the device back while the ledger keeps its fd and writes.
+fault_sigkill_recover() {
+  sleep 4
+  kill -KILL "$dp_pid"
+  wait "$dp_pid" 2>/dev/null
+  dp_pid=""
+  local old=$dev
+  sleep 2
+  start_datapath .2 --recover "${old#/dev/ublkb}"
+  grep "recover" "$TB_OUT/server.2.log"
+  [[ $dev == "$old" ]] || { echo "recovered as $dev, not $old"; return 1; }
+  sleep 8
 }
 # Target-side errors: the namespace's backing device is dm-flakey over the
 # null_blk (set up before the device is used, see dm_setup); every write

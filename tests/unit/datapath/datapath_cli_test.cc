@@ -87,6 +87,18 @@ TEST(DatapathFlagsTest, Checks) {
   EXPECT_EQ(CheckDatapathArgs(f)->defect, SeededDefect::kRetryTimedOutAtOnce);
   f.seed_defect = "ack_before_completion";
   EXPECT_EQ(CheckDatapathArgs(f)->defect, SeededDefect::kAckBeforeCompletion);
+  f.seed_defect = "none";
+  EXPECT_FALSE(CheckDatapathArgs(f)->user_recovery);
+  f.user_recovery = true;
+  EXPECT_TRUE(CheckDatapathArgs(f)->user_recovery);
+  EXPECT_EQ(CheckDatapathArgs(f)->recover_dev_id, -1);
+  f.user_recovery = false;
+  f.recover = 3;  // taking a device back implies recovery for it again
+  EXPECT_TRUE(CheckDatapathArgs(f)->user_recovery);
+  EXPECT_EQ(CheckDatapathArgs(f)->recover_dev_id, 3);
+  f.recover = -5;
+  EXPECT_EQ(CheckError(f), "--recover must be a ublk device id, not -5");
+  f.recover = -1;
   f.seed_defect = "lose";
   EXPECT_EQ(CheckError(f),
             "--seed_defect must be none, ack_before_completion or "

@@ -31,6 +31,9 @@ TEST(UblkParams, DevInfoAsksForANewDeviceInTheDefaultCopyMode) {
   EXPECT_EQ(info.max_io_buf_bytes, 256u << 10);
   EXPECT_EQ(info.dev_id, ~0u);
   EXPECT_EQ(info.flags, 0u);
+  o.user_recovery = true;
+  EXPECT_EQ(BuildDevInfo(o).flags,
+            UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE);
 }
 
 TEST(UblkParams, ParamsFollowTheGeometry) {
