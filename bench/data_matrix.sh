@@ -39,7 +39,7 @@ datapath_cases=(
   "reconnect intact any" "ghost_reset intact any" "ghost_stall intact any"
   "ghost_reset report any --write_fence 0s" "dm_error_writes intact some"
   "dm_drop_writes violations any" "dm_delay intact none" "cpu_starve intact any"
-  "mem_pressure intact any" "sigkill intact any"
+  "mem_pressure intact any" "sigkill intact any" "sigkill_recover intact none --user_recovery"
   "link_flap violations any --seed_defect ack_before_completion"
   "ghost_stall violations any --seed_defect retry_timed_out_at_once")
 kernel_cases=(
