@@ -152,11 +152,14 @@ Value Model::DiscardOf(uint64_t block) const {
 void Model::Acked(uint64_t first, uint64_t n, Value v) {
   for (uint64_t b = first; b < first + n && b < blocks_.size(); ++b) {
     Block& k = blocks_[b];
-    Value bv = v.kind == Value::Kind::kDiscarded ? DiscardOf(b) : v;
+    const bool discard = v.kind == Value::Kind::kDiscarded;
+    Value bv = discard ? DiscardOf(b) : v;
     k.before = k.acked;
     k.acked = bv;
-    k.uncertain.clear();
-    if (v.kind == Value::Kind::kData) k.gens.push_back(v.gen);
+    // A Discard may leave the block as it was, a failed write that landed
+    // included: those stay allowed until data or zeroes are acknowledged.
+    if (!discard) k.uncertain.clear();
+    if (v.kind == Value::Kind::kData) Remember(k, v.gen);
   }
 }
 
@@ -164,8 +167,16 @@ void Model::Failed(uint64_t first, uint64_t n, Value v) {
   for (uint64_t b = first; b < first + n && b < blocks_.size(); ++b) {
     Block& k = blocks_[b];
     k.uncertain.push_back(v.kind == Value::Kind::kDiscarded ? DiscardOf(b) : v);
-    if (v.kind == Value::Kind::kData) k.gens.push_back(v.gen);
+    if (v.kind == Value::Kind::kData) Remember(k, v.gen);
   }
+}
+
+// The generations kept per block, to tell a ghost from foreign data: the
+// newest 64 (a long soak would otherwise keep every write in memory and in
+// the state file); an older one seen again counts as foreign.
+void Model::Remember(Block& k, uint64_t gen) {
+  if (k.gens.size() >= 64) k.gens.erase(k.gens.begin());
+  k.gens.push_back(gen);
 }
 
 bool Model::Matches(const Value& v, const Decoded& d) {

@@ -94,6 +94,7 @@ class Model {
     std::vector<uint64_t> gens;    // every data generation sent to it
   };
   static bool Matches(const Value& v, const Decoded& d);
+  static void Remember(Block& k, uint64_t gen);
   std::vector<Block> blocks_;
 };
 

@@ -84,6 +84,20 @@ TEST(LedgerModelTest, ZeroesAndDiscards) {
   EXPECT_EQ(m.Check(1, kZeroes), Verdict::kLost);
 }
 
+// A Discard may leave a block as it was: a failed write before it that
+// landed is still allowed, until data is acknowledged again.
+TEST(LedgerModelTest, ADiscardKeepsAFailedWriteAllowed) {
+  Model m(1);
+  m.Acked(0, 1, {Kind::kData, 1});
+  m.Failed(0, 1, {Kind::kData, 2});
+  m.Acked(0, 1, {Kind::kDiscarded, 0});
+  EXPECT_EQ(m.Check(0, Read(0, 2)), Verdict::kOk);
+  EXPECT_EQ(m.Check(0, Read(0, 1)), Verdict::kOk);
+  EXPECT_EQ(m.Check(0, kZeroes), Verdict::kOk);
+  m.Acked(0, 1, {Kind::kData, 3});
+  EXPECT_EQ(m.Check(0, Read(0, 2)), Verdict::kGhost);
+}
+
 TEST(LedgerModelTest, UnwrittenBlocksHoldAnything) {
   Model m(1);
   EXPECT_EQ(m.Check(0, kZeroes), Verdict::kOk);
