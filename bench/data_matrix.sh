@@ -10,7 +10,7 @@
 # this runs all of it and writes the table.
 #
 #   bench/data_matrix.sh [--sides "datapath kernel volatile"] [--out FILE]
-#       [--pathwise BIN] [--ledger BIN]
+#       [--pathwise BIN] [--ledger BIN] [--rows-only]
 #
 # Writes FILE (default bench/results/data_matrix.txt): one row per case
 # (fault, side, what was expected, what the ledger and fio found). Exits 1
@@ -21,12 +21,14 @@ sides="datapath kernel volatile"
 out=$root/bench/results/data_matrix.txt
 bin=$root/build/pathwise
 ledger=$root/build/tests/data_ledger/pathwise-ledger
+rows_only=0
 while (($#)); do
   case $1 in
     --sides) sides=$2 ;;
     --out) out=$2 ;;
     --pathwise) bin=$(readlink -f "$2") ;;
     --ledger) ledger=$(readlink -f "$2") ;;
+    --rows-only) rows_only=1; shift; continue ;;
     *) echo "data_matrix: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -49,10 +51,12 @@ kernel_cases=(
   "dm_error_writes intact some" "dm_drop_writes violations any" "dm_delay intact none")
 volatile_cases=("none refused any")
 
-# The cases' output (ledger reports, logs) stays in $work for a look.
+# The cases' output (ledger reports, logs) stays in $work for a look;
+# --rows-only makes the table again from it without running anything.
 work=${DATA_MATRIX_WORK:-/tmp/data_matrix}
-rm -rf "$work"
+((rows_only)) || rm -rf "$work"
 mkdir -p "$work"
+rm -f "$work/rows"
 echo "data_matrix: case output in $work"
 rc=0
 for side in $sides; do
@@ -70,15 +74,18 @@ for side in $sides; do
     run+=("$C" "$f" "$e" "$r" "$bin" "$ledger" $extra)
   done
   echo "data_matrix: $side: ${#cases[@]} cases"
-  "$root/tests/testbed/testbed" run --kernel 6.12 --topology tcp:2 "${args[@]}" \
-    --timeout 3000 --quiet --out "$work/$side" "${run[@]}" >"$work/$side.log" 2>&1 || rc=1
+  if ((!rows_only)); then
+    "$root/tests/testbed/testbed" run --kernel 6.12 --topology tcp:2 "${args[@]}" \
+      --timeout 3000 --quiet --out "$work/$side" "${run[@]}" >"$work/$side.log" 2>&1 || rc=1
+  fi
   grep '^testbed:   ' "$work/$side.log" || true
   i=0
   for c in "${cases[@]}"; do
-    d=$work/$side/data_fault$( ((i)) && echo ".$((i + 1))")
+    name=data_fault
+    ((i == 0)) || name=data_fault.$((i + 1))
     i=$((i + 1))
-    st=$(grep -E "^testbed: +(ok|FAIL|STOPPED|not run) +${d##*/}( |:)" "$work/$side.log" | awk '{print $2}')
-    res=$(cat "$d/result.txt" 2>/dev/null || echo "RESULT (none)")
+    st=$(grep -E "^testbed: +(ok|FAIL|STOPPED|not run) +$name( |:)" "$work/$side.log" | awk '{print $2}' || true)
+    res=$(cat "$work/$side/$name/result.txt" 2>/dev/null || echo "RESULT (none)")
     extra=$(awk '{ $1 = $2 = $3 = ""; print }' <<<"$c" | sed 's/^ *//')
     printf '%-8s %-6s %-16s %-10s %s%s\n' "$side" "${st:-?}" "$(cut -d' ' -f1 <<<"$c")" \
       "$(cut -d' ' -f2 <<<"$c")" "${res#RESULT }" "${extra:+ datapath_args=\"$extra\"}" >>"$work/rows"
