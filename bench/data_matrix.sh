@@ -85,7 +85,10 @@ for side in $sides; do
     ((i == 0)) || name=data_fault.$((i + 1))
     i=$((i + 1))
     st=$(grep -E "^testbed: +(ok|FAIL|STOPPED|not run) +$name( |:)" "$work/$side.log" | awk '{print $2}' || true)
-    res=$(cat "$work/$side/$name/result.txt" 2>/dev/null || echo "RESULT (none)")
+    # A side of one case has its output at the top, and no case lines.
+    res=$(cat "$work/$side/$name/result.txt" "$work/$side/result.txt" 2>/dev/null | head -1 || true)
+    ((${#cases[@]} > 1)) || st=$(grep -q "^ok: " "$work/$side/testbed-console.log" && ! grep -q "^FAIL" "$work/$side/testbed-console.log" && echo ok || echo FAIL)
+    res=${res:-RESULT (none)}
     extra=$(awk '{ $1 = $2 = $3 = ""; print }' <<<"$c" | sed 's/^ *//')
     printf '%-8s %-6s %-16s %-10s %s%s\n' "$side" "${st:-?}" "$(cut -d' ' -f1 <<<"$c")" \
       "$(cut -d' ' -f2 <<<"$c")" "${res#RESULT }" "${extra:+ datapath_args=\"$extra\"}" >>"$work/rows"
