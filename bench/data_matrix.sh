@@ -43,7 +43,7 @@ datapath_cases=(
   "dm_drop_writes violations any" "dm_delay intact none" "cpu_starve intact any"
   "mem_pressure intact any" "sigkill intact any" "sigkill_recover intact none --user_recovery"
   "link_flap violations any --seed_defect ack_before_completion"
-  "ghost_stall violations any --seed_defect retry_timed_out_at_once")
+  "ghost_stall violations any --seed_defect retry_timed_out_at_once --policy round-robin")
 kernel_cases=(
   "none intact none" "link_flap intact none" "all_down_short intact none"
   "all_down_long intact any" "ana intact none" "reset intact none"

@@ -109,13 +109,21 @@ fault_ghost_reset() {
   wait "$rp"
   sleep 5
 }
-# The same stall without a reset: only --io_timeout (2 s) sees it.
+# The same stall without a reset, twice: only --io_timeout (2 s) sees it.
+# 5 s: the writes held there land 3 s after --io_timeout, time enough for
+# the application to write most of the 64 blocks again. A late write the
+# ledger does not read before its block is written again leaves no trace,
+# hence two rounds (and round-robin in the seeded-defect case, so that
+# half of the writes in flight are held).
 fault_ghost_stall() {
-  sleep 3
-  tc qdisc add dev tbh0 root netem delay 4s limit 100000 || return 1
-  sleep 10
-  tc qdisc del dev tbh0 root
-  sleep 6
+  local round
+  for round in 1 2; do
+    sleep 3
+    tc qdisc add dev tbh0 root netem delay 5s limit 100000 || return 1
+    sleep 11
+    tc qdisc del dev tbh0 root
+  done
+  sleep 5
 }
 fault_sigkill() { # the datapath killed mid-write; the device goes
   sleep 4
