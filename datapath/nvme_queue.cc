@@ -176,6 +176,8 @@ bool NvmeQueue::Issue(uint16_t tag, int path, int64_t now) {
   return true;
 }
 
+// Its CQE, when it comes, matches nothing; the selector takes the
+// submission back as a failed completion.
 void NvmeQueue::AbandonCommand(uint16_t tag, int64_t now) {
   Slot& s = slots_[tag];
   pending_.push_back(
@@ -184,7 +186,7 @@ void NvmeQueue::AbandonCommand(uint16_t tag, int64_t now) {
        .completion = {.now_ns = now, .latency_ns = 0, .ok = false}});
   --in_flight_;
   s.path = -1;
-  ++s.generation;  // its CQE, when it comes, matches nothing
+  ++s.generation;
 }
 
 bool NvmeQueue::WritesData(ublk::IoOp op) {
@@ -420,18 +422,14 @@ void NvmeQueue::Cancel(uint16_t tag) {
   if (tag >= slots_.size()) return;
   Slot& s = slots_[tag];
   if (s.active && s.path >= 0) {
-    pending_.push_back(
-        {.path = s.path,
-         .io = SelectorIo(s.request),
-         .completion = {
-             .now_ns = backend_.Now(), .latency_ns = 0, .ok = false}});
-    --in_flight_;
+    AbandonCommand(tag, backend_.Now());
+  } else {
+    s.path = -1;
+    ++s.generation;
   }
-  s.path = -1;
   s.active = false;
   s.waiting = false;
   s.delayed = false;
-  ++s.generation;
 }
 
 }  // namespace pathwise::datapath

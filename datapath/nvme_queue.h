@@ -54,8 +54,8 @@ class NvmeQueue final : public ublk::QueueBackend {
   void Dispatch(uint16_t tag, int64_t now, int prefer = -1);
   bool Issue(uint16_t tag, int path, int64_t now);
   void Finish(uint16_t tag, int32_t result);
-  // Seeded defects only: forgets the slot's command as if it had ended,
-  // while it is still out.
+  // Forgets the slot's command while it is still out (a cancelled request,
+  // and the seeded defects).
   void AbandonCommand(uint16_t tag, int64_t now);
   static bool WritesData(ublk::IoOp op);
   void OnIoCqe(uint16_t tag, uint64_t generation, int32_t res);

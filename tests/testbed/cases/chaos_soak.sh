@@ -10,25 +10,16 @@
 # verifies the whole region; the acknowledged writes lost must be 0.
 # Args: PATHWISE LEDGER MINUTES SEED [DATAPATH_ARGS...]
 . "$TB_SCRIPT_DIR/assert.sh"
+. "$TB_SCRIPT_DIR/dm_lib.sh"
 bin=$1 ledger=$2 minutes=$3 seed=$4
 shift 4
 [[ $TB_MULTIPATH == off ]] || fail "needs --multipath off"
 RANDOM=$seed
 MiB=$((1 << 20))
 
-ns1=$TB_CFS/subsystems/$TB_NQN/namespaces/1
-sectors=$(blockdev --getsz /dev/nullb0)
-modprobe -a dm_mod dm_flakey dm_delay || fail "dm modules"
-# No udev in the guest: dmsetup makes the node itself (mknodes).
-dmsetup create tbdm --table "0 $sectors linear /dev/nullb0 0" && dmsetup mknodes tbdm ||
-  fail "dmsetup create"
-echo 0 >"$ns1/enable" && echo /dev/mapper/tbdm >"$ns1/device_path" && echo 1 >"$ns1/enable" ||
-  fail "namespace 1 on dm"
-tb_wait 20 eval '(( $(ls /sys/class/nvme/nvme*/nvme*n1/wwid 2>/dev/null | wc -l) >= 2 ))' ||
-  fail "namespace 1 did not come back on both paths"
+tb_dm_setup || fail "namespace 1 on dm"
 sleep 2
 tb_refresh
-dm_table() { dmsetup suspend tbdm && dmsetup reload tbdm --table "$1" && dmsetup resume tbdm; }
 
 "$bin" datapath --namespace auto --io_timeout 2s --no_path_timeout 20s --ana_interval 2s \
   "$@" >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
@@ -63,12 +54,12 @@ inject() { # name path seconds
       wait "$c"
       ;;
     target_error_writes)
-      dm_table "0 $sectors flakey /dev/nullb0 0 0 5 1 error_writes" && sleep "$d" &&
-        dm_table "0 $sectors linear /dev/nullb0 0"
+      tb_dm_table "0 $TB_DM_SECTORS flakey /dev/nullb0 0 0 5 1 error_writes" && sleep "$d" &&
+        tb_dm_table "0 $TB_DM_SECTORS linear /dev/nullb0 0"
       ;;
     target_delay)
-      dm_table "0 $sectors delay /dev/nullb0 0 200" && sleep "$d" &&
-        dm_table "0 $sectors linear /dev/nullb0 0"
+      tb_dm_table "0 $TB_DM_SECTORS delay /dev/nullb0 0 200" && sleep "$d" &&
+        tb_dm_table "0 $TB_DM_SECTORS linear /dev/nullb0 0"
       ;;
   esac
 }
@@ -99,8 +90,7 @@ kill -TERM "$dp_pid"
 wait "$dp_pid"
 echo "datapath exit status $?"
 tail -4 "$TB_OUT/server.log" | tee "$TB_OUT/summary.txt"
-echo 0 >"$ns1/enable"
-dmsetup remove tbdm
+tb_dm_teardown
 echo "faults injected: $n"
 ((lrc == 0)) || fail "the ledger failed (exit $lrc): $(jq -c '.violations' "$TB_OUT/ledger.json")"
 pass "chaos soak: $n faults in $minutes min, no acknowledged write lost"

@@ -17,6 +17,7 @@
 # --ana_interval 2s and DATAPATH_ARGS. Writes a summary line (`RESULT ...`)
 # and result.json to $TB_OUT.
 . "$TB_SCRIPT_DIR/assert.sh"
+. "$TB_SCRIPT_DIR/dm_lib.sh"
 fault=$1 expect=$2 errors=$3 bin=$4 ledger=$5
 shift 5
 dp_args=("$@")
@@ -42,7 +43,7 @@ cleanup() {
   [[ -n ${witness_pid:-} ]] && kill "$witness_pid" 2>/dev/null
   [[ -n ${ledger_pid:-} ]] && kill "$ledger_pid" 2>/dev/null
   [[ -n $dp_pid ]] && kill -TERM "$dp_pid" 2>/dev/null && wait "$dp_pid"
-  if ((dm_cleanup)); then ns_device /dev/nullb0; dmsetup remove tbdm; fi
+  ((dm_cleanup)) && tb_dm_teardown
   return 0
 }
 trap cleanup EXIT
@@ -151,20 +152,20 @@ fault_sigkill_recover() {
 # fails there for 5 s.
 fault_dm_error_writes() {
   sleep 3
-  dm_table "0 $DM_SECTORS flakey /dev/nullb0 0 0 5 1 error_writes" && sleep 5 &&
-    dm_table "0 $DM_SECTORS linear /dev/nullb0 0" && sleep 5
+  tb_dm_table "0 $TB_DM_SECTORS flakey /dev/nullb0 0 0 5 1 error_writes" && sleep 5 &&
+    tb_dm_table "0 $TB_DM_SECTORS linear /dev/nullb0 0" && sleep 5
 }
 # ... every write is dropped and reported done: a target that loses
 # acknowledged writes, which the ledger must find (EXPECT violations).
 fault_dm_drop_writes() {
   sleep 3
-  dm_table "0 $DM_SECTORS flakey /dev/nullb0 0 0 5 1 drop_writes" && sleep 4 &&
-    dm_table "0 $DM_SECTORS linear /dev/nullb0 0" && sleep 4
+  tb_dm_table "0 $TB_DM_SECTORS flakey /dev/nullb0 0 0 5 1 drop_writes" && sleep 4 &&
+    tb_dm_table "0 $TB_DM_SECTORS linear /dev/nullb0 0" && sleep 4
 }
 fault_dm_delay() { # every I/O 400 ms late at the target for 6 s
   sleep 3
-  dm_table "0 $DM_SECTORS delay /dev/nullb0 0 400" && sleep 6 &&
-    dm_table "0 $DM_SECTORS linear /dev/nullb0 0" && sleep 5
+  tb_dm_table "0 $TB_DM_SECTORS delay /dev/nullb0 0 400" && sleep 6 &&
+    tb_dm_table "0 $TB_DM_SECTORS linear /dev/nullb0 0" && sleep 5
 }
 # The guest mounts no cgroup hierarchy of its own.
 cgroup2() { mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup; }
@@ -184,25 +185,13 @@ fault_mem_pressure() {
     sleep 10 && echo max >"$cg/memory.high" && echo max >"$cg/memory.max" &&
     grep -E "^(oom|oom_kill|high|max) " "$cg/memory.events" && sleep 4
 }
-DM_SECTORS=0
-dm_table() { dmsetup suspend tbdm && dmsetup reload tbdm --table "$1" && dmsetup resume tbdm; }
 [[ $(type -t "fault_$fault") == function ]] || fail "unknown fault '$fault'"
 
 # dm faults: namespace 1 moves onto a dm device over the null_blk before
-# the device is used, and back at the end.
-ns1=$TB_CFS/subsystems/$TB_NQN/namespaces/1
-ns_device() { # path: namespace 1 on another backing device
-  echo 0 >"$ns1/enable" && echo "$1" >"$ns1/device_path" && echo 1 >"$ns1/enable" || return 1
-  tb_wait 20 eval '(( $(ls /sys/class/nvme/nvme*/nvme*n1/wwid 2>/dev/null | wc -l) >= 2 ))'
-}
+# the device is used, and back at the end (cleanup).
 if [[ $fault == dm_* ]]; then
-  modprobe -a dm_mod dm_flakey dm_delay || fail "dm modules"
-  DM_SECTORS=$(blockdev --getsz /dev/nullb0)
-  # No udev in the guest: dmsetup makes the node itself (mknodes).
-  dmsetup create tbdm --table "0 $DM_SECTORS linear /dev/nullb0 0" && dmsetup mknodes tbdm ||
-    fail "dmsetup create"
   dm_cleanup=1
-  ns_device /dev/mapper/tbdm || fail "namespace 1 on dm"
+  tb_dm_setup || fail "namespace 1 on dm"
   # The head or the per-controller namespaces come back under new names.
   sleep 2
   tb_refresh
