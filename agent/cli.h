@@ -43,9 +43,10 @@ struct Options {
   std::string listen_address = ":9877";
   // serve: TLS and basic auth (exporters/web_config.h); empty: plain HTTP.
   std::string web_config_file;
-  // serve: HTTP connections one client address may hold at once; 0: no
-  // limit (exporters::HttpServerOptions).
-  int web_max_connections_per_client = 8;
+  // serve: HTTP connections held at once, and by one client address (an
+  // IPv6 /64); 0 per client: no limit (exporters::HttpServerOptions).
+  int web_max_connections = 1024;
+  int web_max_connections_per_client = 32;
   absl::Duration interval = absl::Seconds(1);
   std::string sysfs_root = "/sys";
   BpfMode bpf = BpfMode::kAuto;

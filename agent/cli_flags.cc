@@ -246,8 +246,8 @@ void AddServeFlags(CLI::App& app, Options* o) {
   AddValue<std::string>(
       app, "listen_address", &o->listen_address, ParseListenAddress,
       "[HOST]:PORT", o->listen_address,
-      "Address to serve HTTP on, [host]:port (e.g. :9877, 127.0.0.1:9877); "
-      "IPv4 only.");
+      "Address to serve HTTP on, [host]:port: :9877 (every interface, IPv6 "
+      "and IPv4), 127.0.0.1:9877, [::1]:9877, [::]:9877 (dual-stack).");
   AddValue<std::string>(
       app, "web.config.file", &o->web_config_file, NonEmpty, "FILE", "",
       "TLS and basic authentication for the endpoint: a YAML file in the "
@@ -259,9 +259,18 @@ void AddServeFlags(CLI::App& app, Options* o) {
         return ParseInt(t, v, 0, 1024, "want 0 (no limit) to 1024");
       },
       "N", std::to_string(o->web_max_connections_per_client),
-      "HTTP connections one client address may hold at once; more are "
-      "answered 503 and closed unread (counted in "
+      "HTTP connections one client address (an IPv6 /64) may hold at once; "
+      "at the limit a new one closes that address's connection that has "
+      "waited longest without a request in progress (counted in "
       "pathwise_http_connections_refused_total). 0: no limit.");
+  AddValue<int>(
+      app, "web.max_connections", &o->web_max_connections,
+      [](absl::string_view t, int* v) {
+        return ParseInt(t, v, 1, 65536, "want 1 to 65536");
+      },
+      "N", std::to_string(o->web_max_connections),
+      "HTTP connections held at once, all clients; at the limit a new one "
+      "closes a waiting connection of the address holding the most.");
   AddCollection(app, o);
   AddHistogramBuckets(app, o);
   AddActuate(app, o);

@@ -2,6 +2,7 @@
 #include <bpf/libbpf.h>
 #include <malloc.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -100,6 +101,7 @@ int Serve(const Options& o) {
               store, [&agent] { return agent.Health(); }, Build(),
               o.histogram_buckets, http_counters),
           exporters::HttpServerOptions{
+              .max_connections = o.web_max_connections,
               .max_connections_per_client = o.web_max_connections_per_client,
               .web = std::move(web),
               .counters = http_counters});
@@ -393,12 +395,18 @@ int Main(int argc, char** argv) {
 }  // namespace pathwise::agent
 
 int main(int argc, char** argv) {
-  // The HTTP server runs worker threads, and glibc gives threads their own
-  // malloc arenas (up to 8 per core): RSS crept up as scrapes landed on
-  // workers that had not served one yet (11 to 20.7 MB over a 4-minute
-  // soak, 1 scrape/s, with 128 workers). Two arenas keep most of that away;
-  // what stays per worker (stack pages, glibc's per-thread cache of freed
-  // blocks) is why the server has 32 (exporters/http_server.h).
+  // glibc gives threads their own malloc arenas (up to 8 per core), and
+  // RSS crept up as scrapes landed on threads that had not served one yet
+  // (11 to 20.7 MB over a 4-minute soak with the former thread-per-
+  // connection server). Two arenas keep that away.
   mallopt(M_ARENA_MAX, 2);
+  // The HTTP server holds an idle connection for a descriptor; the soft
+  // limit (often 1024) would cap it below --web.max_connections. Raised to
+  // the hard limit, as Go's runtime does for every Go exporter.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   return pathwise::agent::Main(argc, argv);
 }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "datapath/ublk/scheduler.h"
 #include "exporters/http_server.h"
+#include "exporters/listen_socket.h"
 
 namespace pathwise::datapath {
 namespace {
@@ -72,7 +73,8 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "with --user_recovery, instead of creating one")
       ->type_name("ID");
   app.add_option("--listen_address", f->listen_address,
-                 "serve /metrics and /healthz on [host]:port (IPv4); \"\" "
+                 "serve /metrics and /healthz on [host]:port ([::]:PORT for "
+                 "IPv6 and IPv4); \"\" "
                  "serves none")
       ->type_name("[HOST]:PORT")
       ->default_str(":9879");
@@ -80,11 +82,16 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "TLS and basic authentication for the endpoint (the "
                  "agent's format)")
       ->type_name("FILE");
+  app.add_option("--web.max_connections", f->web_max_connections,
+                 "HTTP connections held at once, all clients")
+      ->type_name("N")
+      ->default_str("1024");
   app.add_option("--web.max_connections_per_client",
                  f->web_max_connections_per_client,
-                 "HTTP connections one client address may hold; 0: no limit")
+                 "HTTP connections one client address (IPv6: /64) may hold; "
+                 "0: no limit")
       ->type_name("N")
-      ->default_str("8");
+      ->default_str("32");
   app.add_option("--histogram_buckets", f->histogram_buckets,
                  "classic buckets of the text exposition's latency "
                  "histograms: coarse or fine")
@@ -171,11 +178,12 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
   o.user_recovery = f.user_recovery || f.recover >= 0;
   o.recover_dev_id = f.recover;
   if (!f.listen_address.empty()) {
-    if (absl::StatusOr<std::string> ports =
-            exporters::ToCivetListeningPorts(f.listen_address);
-        !ports.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--listen_address ", ports.status().message()));
+    if (absl::StatusOr<exporters::ListenAddress> a =
+            exporters::ParseListenAddress(f.listen_address);
+        !a.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid --listen_address \"", f.listen_address,
+          "\": ", a.status().message()));
     }
   }
   o.listen_address = f.listen_address;
@@ -187,6 +195,12 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
                      f.web_max_connections_per_client));
   }
   o.web_max_connections_per_client = f.web_max_connections_per_client;
+  if (f.web_max_connections < 1 || f.web_max_connections > 65536) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--web.max_connections must be 1..65536, not ",
+                     f.web_max_connections));
+  }
+  o.web_max_connections = f.web_max_connections;
   if (f.histogram_buckets != "coarse" && f.histogram_buckets != "fine") {
     return absl::InvalidArgumentError(
         absl::StrCat("--histogram_buckets must be coarse or fine, not \"",

@@ -7,6 +7,7 @@
 //                     [--io_timeout D] [--ana_interval D]
 //                     [--listen_address [HOST]:PORT]
 //                     [--web.config.file FILE]
+//                     [--web.max_connections N]
 //                     [--web.max_connections_per_client N]
 //                     [--histogram_buckets coarse|fine]
 //
@@ -60,7 +61,8 @@ struct DatapathOptions {
   // port is not the agent's (9877), so both may run on one node.
   std::string listen_address = ":9879";
   std::string web_config_file;  // "" for plain HTTP without auth
-  int web_max_connections_per_client = 8;
+  int web_max_connections = 1024;
+  int web_max_connections_per_client = 32;
   exporters::HistogramBuckets histogram_buckets =
       exporters::HistogramBuckets::kCoarse;
   // pathwise_build_info's labels (the binary's version).
@@ -90,7 +92,8 @@ struct DatapathFlags {
   int recover = -1;
   std::string listen_address = ":9879";
   std::string web_config_file;
-  int web_max_connections_per_client = 8;
+  int web_max_connections = 1024;
+  int web_max_connections_per_client = 32;
   std::string histogram_buckets = "coarse";
   std::string ana_interval = "10s";
   std::string sysfs_root = "/sys";

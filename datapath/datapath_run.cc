@@ -168,6 +168,7 @@ absl::StatusOr<std::unique_ptr<exporters::HttpServer>> StartEndpoint(
       DatapathRoutes(view, o.sysfs_root, {o.version, o.revision},
                      o.histogram_buckets, counters),
       exporters::HttpServerOptions{
+          .max_connections = o.web_max_connections,
           .max_connections_per_client = o.web_max_connections_per_client,
           .web = std::move(web),
           .counters = counters});

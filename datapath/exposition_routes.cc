@@ -65,7 +65,11 @@ exporters::HttpRoutes DatapathRoutes(
     std::vector<prometheus::MetricFamily> families =
         Families(view(), sysfs_root, build,
                  protobuf ? exporters::HistogramBuckets::kFine : buckets);
-    if (http != nullptr) families.push_back(exporters::HttpServerFamily(*http));
+    if (http != nullptr) {
+      for (auto& f : exporters::HttpServerFamilies(*http)) {
+        families.push_back(std::move(f));
+      }
+    }
     return exporters::HttpResponse{200,
                                    protobuf ? exporters::kProtobufContentType
                                             : exporters::kTextContentType,

@@ -76,7 +76,9 @@ class MetricsCache {
     // histograms.
     std::vector<prometheus::MetricFamily> families = BuildFamilies(
         snap, build_, {protobuf ? HistogramBuckets::kFine : buckets_});
-    if (http_ != nullptr) families.push_back(HttpServerFamily(*http_));
+    if (http_ != nullptr) {
+      for (auto& f : HttpServerFamilies(*http_)) families.push_back(std::move(f));
+    }
     return std::make_shared<const std::string>(
         protobuf ? SerializeProtobuf(families) : SerializeText(families));
   }
@@ -136,15 +138,42 @@ std::string LivePage(const BuildInfo& build) {
   return absl::StrReplaceAll(page, {{"@VERSION@", version}});
 }
 
-prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http) {
-  prometheus::MetricFamily f = internal::Family(
+std::vector<prometheus::MetricFamily> HttpServerFamilies(
+    const HttpServerCounters& http) {
+  std::vector<prometheus::MetricFamily> out;
+  prometheus::MetricFamily open = internal::Family(
+      "pathwise_http_connections_open",
+      "HTTP connections the server holds now, idle ones included.",
+      prometheus::MetricType::Gauge);
+  internal::AddGauge(open, {}, static_cast<double>(http.open.load()));
+  out.push_back(std::move(open));
+  prometheus::MetricFamily accepted = internal::Family(
+      "pathwise_http_connections_accepted_total",
+      "HTTP connections accepted.", prometheus::MetricType::Counter);
+  internal::AddCounter(accepted, {}, static_cast<double>(http.accepted.load()));
+  out.push_back(std::move(accepted));
+  prometheus::MetricFamily refused = internal::Family(
       "pathwise_http_connections_refused_total",
-      "HTTP connections closed unserved, by reason: client_limit, the "
-      "client address already held --web.max_connections_per_client.",
+      "HTTP connections closed by the server before their request was "
+      "answered, by reason: client_limit (its address held "
+      "--web.max_connections_per_client; the address's longest-waiting "
+      "connection is the one closed), total_limit (--web.max_connections), "
+      "request_timeout (TLS handshake and headers not complete in time), "
+      "write_timeout (the answer not taken in time).",
       prometheus::MetricType::Counter);
-  internal::AddCounter(f, {{"reason", "client_limit"}},
-                       static_cast<double>(http.refused_client_limit.load()));
-  return f;
+  for (int i = 0; i < kRefuseReasons; ++i) {
+    const auto reason = static_cast<RefuseReason>(i);
+    internal::AddCounter(refused, {{"reason", RefuseReasonLabel(reason)}},
+                         static_cast<double>(http.Refused(reason)));
+  }
+  out.push_back(std::move(refused));
+  prometheus::MetricFamily gzip = internal::Family(
+      "pathwise_http_gzip_responses_total",
+      "HTTP answers sent gzip-compressed (the client accepted gzip).",
+      prometheus::MetricType::Counter);
+  internal::AddCounter(gzip, {}, static_cast<double>(http.gzip_responses.load()));
+  out.push_back(std::move(gzip));
+  return out;
 }
 
 HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,

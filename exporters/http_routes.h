@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "exporters/http_server.h"
 #include "exporters/prometheus_families.h"
@@ -26,22 +27,23 @@
 
 namespace pathwise::exporters {
 
-// Returns the agent's current health; called on civetweb's worker threads,
+// Returns the agent's current health; called on the server's handler threads,
 // so it must be thread-safe.
 using HealthSource = std::function<model::Health()>;
 
 // The routes above. `store` must outlive the routes. `buckets`: the classic
 // buckets of the text exposition's latency histograms (--histogram_buckets).
-// With `http`, /metrics also has the server's
-// pathwise_http_connections_refused_total.
+// With `http`, /metrics also has the server's pathwise_http_* families.
 HttpRoutes MakeAgentRoutes(
     const model::SnapshotStore& store, HealthSource health,
     const BuildInfo& build,
     HistogramBuckets buckets = HistogramBuckets::kCoarse,
     std::shared_ptr<const HttpServerCounters> http = nullptr);
 
-// pathwise_http_connections_refused_total from `http`.
-prometheus::MetricFamily HttpServerFamily(const HttpServerCounters& http);
+// pathwise_http_connections_open, _accepted_total, _refused_total{reason}
+// and pathwise_http_gzip_responses_total from `http`.
+std::vector<prometheus::MetricFamily> HttpServerFamilies(
+    const HttpServerCounters& http);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
 // reason, then "collector <name>: ok" or "collector <name>: failed: <error>"

@@ -1,22 +1,19 @@
 #include "exporters/http_server.h"
 
-#include <arpa/inet.h>
-#include <civetweb.h>
-#include <netdb.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
-#include <sys/mman.h>
+#include <linux/tcp.h>  // tcp_info with tcpi_bytes_received (glibc's is older)
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <chrono>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
-#include <set>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -25,381 +22,571 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "exporters/civetweb_tls.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "exporters/basic_auth.h"
+#include "exporters/fair_pool.h"
+#include "exporters/http_gzip.h"
+#include "exporters/listen_socket.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::exporters {
 namespace {
 
-// A connection's user data (mg_get_user_connection_data): counted in
-// HttpServer::active_ (init_connection ran for it; civetweb closes some
-// connections, a failed TLS handshake, without it). Only the address
-// matters.
-char kCounted;
+// What the server knows of one connection (libmicrohttpd's socket
+// context), from accept to close.
+struct Conn {
+  ConnGuard::Id id = 0;
+  int fd = -1;
+  std::string client = "?";  // ClientKey
+};
 
-const char* Reason(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 500:
-      return "Internal Server Error";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return status < 400 ? "OK" : "Error";
+// One request's progress (libmicrohttpd's request context): the handler
+// runs on the pool while the connection is suspended, then the answer is
+// queued when libmicrohttpd calls back on the connection's own thread.
+struct Request {
+  enum class State { kNew, kRunning, kReady };
+  State state = State::kNew;
+  Conn* conn = nullptr;
+  HttpResponse response;
+  bool head = false;
+  bool gzip = false;  // the client accepts gzip
+  // The answer's body gzipped (by the handler thread), when sent so.
+  std::shared_ptr<const std::string> gz;
+};
+
+std::optional<uint64_t> BytesReceived(int fd) {
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 ||
+      len < offsetof(tcp_info, tcpi_bytes_received) +
+                sizeof(info.tcpi_bytes_received)) {
+    return std::nullopt;
   }
+  return info.tcpi_bytes_received;
 }
 
-// Every answer closes the connection (keep-alive is off, see
-// HttpServerOptions), and says so.
-void Send(mg_connection* conn, const HttpResponse& r, bool head_only) {
-  std::string extra = r.status == 405 ? "Allow: GET, HEAD\r\n" : "";
-  for (const auto& [name, value] : r.headers) {
-    absl::StrAppend(&extra, name, ": ", value, "\r\n");
-  }
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\n%sConnection: close\r\n\r\n",
-            r.status, Reason(r.status), r.content_type.c_str(), r.Body().size(),
-            extra.c_str());
-  if (!head_only && !r.Body().empty()) {
-    mg_write(conn, r.Body().data(), r.Body().size());
-  }
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
-// civetweb's own error answers (a request it cannot parse, an HTTP version
-// it does not speak) start with "HTTP/<the request's version token> ...",
-// copied from the request as sent: bytes, CR and LF included, so a client
-// could write headers of its choosing into the answer. Every error civetweb
-// raises itself is answered here instead, with a fixed status line and
-// nothing of the request in it. Returns 0: handled.
-int SendCivetError(mg_connection* conn, int status, const char* /*message*/) {
-  const char* reason = mg_get_response_code_text(conn, status);
-  const std::string body = absl::StrCat("Error ", status, ": ", reason, "\n");
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-            status, reason, body.size());
-  mg_write(conn, body.data(), body.size());
-  return 0;
+// GnuTLS priorities offering TLS min..max (10..13 for 1.0..1.3).
+std::string TlsPriorities(const TlsServerConfig& tls) {
+  std::string p = "NORMAL:-VERS-ALL";
+  for (int v = tls.min_version; v <= tls.max_version; ++v) {
+    absl::StrAppend(&p, ":+VERS-TLS1.", v - 10);
+  }
+  return p;
 }
 
-int LogMessage(const mg_connection*, const char* message) {
-  spdlog::debug("civetweb: {}", message);
-  return 1;  // handled: civetweb prints nothing itself
-}
-
-// civetweb only says "Failed to setup server ports" when it cannot bind, so
-// after a failed start we bind the address once ourselves to learn why.
-// Returns 0 if the bind succeeds (the failure was something else).
-int ProbeBindErrno(const std::string& listen_address) {
-  const size_t colon = listen_address.rfind(':');
-  std::string host = listen_address.substr(0, colon);
-  const std::string port = listen_address.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  addrinfo hints;
-  std::memset(&hints, 0, sizeof(hints));
-  hints.ai_family = host.empty() ? AF_INET : AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* res = nullptr;
-  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints,
-                  &res) != 0) {
-    return EADDRNOTAVAIL;
-  }
-  int err = 0;
-  const int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    err = errno;
-  } else {
-    const int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0) err = errno;
-    close(fd);
-  }
-  freeaddrinfo(res);
-  return err;
-}
-
-void SendUnauthorized(mg_connection* conn) {
-  constexpr char kBody[] = "unauthorized\n";
-  mg_printf(conn,
-            "HTTP/1.1 401 Unauthorized\r\n"
-            "WWW-Authenticate: Basic realm=\"pathwise\", charset=\"UTF-8\"\r\n"
-            "Content-Type: text/plain; charset=utf-8\r\n"
-            "Content-Length: %zu\r\nCache-Control: no-store\r\n\r\n",
-            sizeof(kBody) - 1);
-  mg_write(conn, kBody, sizeof(kBody) - 1);
-}
-
-}  // namespace
-
-absl::StatusOr<std::string> ToCivetListeningPorts(
-    const std::string& listen_address) {
-  const size_t colon = listen_address.rfind(':');
-  if (colon == std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --listen_address \"", listen_address,
-                     "\": want [host]:port, e.g. :9877 or 127.0.0.1:9877"));
-  }
-  const std::string host = listen_address.substr(0, colon);
-  const std::string port = listen_address.substr(colon + 1);
-  int p = 0;
-  if (!absl::SimpleAtoi(port, &p) || p < 0 || p > 65535 ||
-      !std::all_of(port.begin(), port.end(), [](char ch) {
-        return absl::ascii_isdigit(static_cast<unsigned char>(ch));
-      })) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --listen_address \"", listen_address,
-                     "\": bad port \"", port, "\""));
-  }
-  if (host.empty()) return port;  // all IPv4 interfaces
-  if (host.front() == '[' || absl::StrContains(host, ':')) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid --listen_address \"", listen_address,
-        "\": IPv6 is not supported (the HTTP server is built without it); "
-        "use an IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all"));
-  }
-  return absl::StrCat(host, ":", port);
-}
-
-std::vector<std::pair<std::string, std::string>> CivetOptions(
-    const std::string& listening_ports, const HttpServerOptions& options) {
-  return {
-      {"listening_ports", listening_ports},
-      {"num_threads", absl::StrCat(options.num_threads)},
-      {"request_timeout_ms", absl::StrCat(options.request_timeout_ms)},
-      {"enable_keep_alive", "no"},
-      {"listen_backlog", absl::StrCat(options.listen_backlog)},
-      {"max_request_size", absl::StrCat(options.max_request_size)},
-      // Dispatch decodes the path itself, so that an encoded NUL is refused
-      // instead of cutting the path short ("/metrics%00" is not /metrics).
-      {"decode_url", "no"},
-      // Answers are written whole with mg_write; no need for Nagle's delay.
-      {"tcp_nodelay", "1"},
-  };
-}
-
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
-    const std::string& listen_address, HttpRoutes routes,
-    const HttpServerOptions& server_options) {
-  absl::StatusOr<std::string> ports = ToCivetListeningPorts(listen_address);
-  if (!ports.ok()) return ports.status();
-  const WebConfig& web = server_options.web;
-  std::string pem;
-  int pem_fd = -1;
-  if (web.tls) {
-    if (absl::Status s = PrepareCivetwebTls(); !s.ok()) return s;
-    absl::StatusOr<int> fd = CombinedPem(*web.tls);
-    if (!fd.ok()) return fd.status();
-    pem_fd = *fd;
-    pem = absl::StrCat("/proc/self/fd/", pem_fd);
-    *ports += "s";  // civetweb: a TLS port
-  }
-  std::vector<std::pair<std::string, std::string>> pairs =
-      CivetOptions(*ports, server_options);
-  if (web.tls) AppendTlsOptions(*web.tls, pem, pairs);
-  std::vector<const char*> options;
-  for (const auto& [name, value] : pairs) {
-    options.push_back(name.c_str());
-    options.push_back(value.c_str());
-  }
-  options.push_back(nullptr);
-  mg_callbacks callbacks;
-  std::memset(&callbacks, 0, sizeof(callbacks));
-  callbacks.log_message = &LogMessage;
-  callbacks.http_error = &SendCivetError;
-
-  callbacks.init_connection = &HttpServer::InitConnection;
-  callbacks.connection_close = &HttpServer::ConnectionClose;
-
-  std::shared_ptr<HttpServerCounters> counters =
-      server_options.counters != nullptr
-          ? server_options.counters
-          : std::make_shared<HttpServerCounters>();
-  std::unique_ptr<HttpServer> server(new HttpServer(
-      std::move(routes), server_options.max_connections_per_client,
-      web.tls.has_value(), std::move(counters)));
-  if (!web.basic_auth_users.empty()) {
-    server->auth_ = std::make_unique<BasicAuthenticator>(web.basic_auth_users);
-  }
-  mg_init_data init;
-  std::memset(&init, 0, sizeof(init));
-  init.callbacks = &callbacks;
-  init.user_data = server.get();
-  init.configuration_options = options.data();
-  unsigned code = 0;
-  char text[256] = {0};
-  mg_error_data error;
-  std::memset(&error, 0, sizeof(error));
-  error.code = &code;
-  error.text = text;
-  error.text_buffer_size = sizeof(text);
-
-  server->ctx_ = mg_start2(&init, &error);
-  if (pem_fd >= 0) close(pem_fd);
-  if (server->ctx_ == nullptr) {
-    const int err = ProbeBindErrno(listen_address);
-    if (err == EADDRINUSE) {
-      return absl::UnavailableError(absl::StrCat(
-          "cannot listen on ", listen_address, ": address already in use"));
+// Decodes %XX in a path; nullopt on a bad escape or an encoded NUL, which
+// would otherwise cut the path short ("/metrics%00" is not /metrics).
+std::optional<std::string> DecodePath(const std::string& raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '%') {
+      out += raw[i];
+      continue;
     }
-    const std::string why = err != 0       ? std::strerror(err)
-                            : text[0] != 0 ? text
-                                           : "civetweb failed to start";
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", listen_address, ": ", why));
-  }
-  server->host_ = listen_address.substr(0, listen_address.rfind(':'));
-  mg_set_request_handler(server->ctx_, "/", &HttpServer::Dispatch,
-                         server.get());
-  return server;
-}
-
-namespace {
-
-// civetweb's accept loop polls its listening sockets in 2 s slices and only
-// looks at the stop flag between them, so mg_stop() alone takes up to 2 s.
-// A connection to each listening port while it stops wakes the poll at once.
-void PokeUntil(const std::string& host, const std::vector<int>& ports,
-               const std::atomic<bool>& done) {
-  while (!done.load()) {
-    for (int port : ports) {
-      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd < 0) continue;
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = htons(static_cast<uint16_t>(port));
-      if (host.empty() ||
-          inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      }
-      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-      close(fd);
+    if (i + 2 >= raw.size() || !absl::ascii_isxdigit(raw[i + 1]) ||
+        !absl::ascii_isxdigit(raw[i + 2])) {
+      return std::nullopt;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const int v = std::stoi(raw.substr(i + 1, 2), nullptr, 16);
+    if (v == 0) return std::nullopt;
+    out += static_cast<char>(v);
+    i += 2;
   }
-}
-
-}  // namespace
-
-HttpServer::~HttpServer() {
-  if (ctx_ == nullptr) return;
-  const std::vector<int> ports = ListeningPorts();
-  std::atomic<bool> stopped{false};
-  std::thread poker([&] { PokeUntil(host_, ports, stopped); });
-  mg_stop(ctx_);
-  stopped = true;
-  poker.join();
-}
-
-std::vector<int> HttpServer::ListeningPorts() const {
-  mg_server_port ports[8];
-  int n = mg_get_server_ports(ctx_, 8, ports);
-  std::vector<int> out;
-  for (int i = 0; i < n; ++i) out.push_back(ports[i].port);
   return out;
 }
 
-// The server of `conn`: civetweb's request_info.user_data is not set yet
-// when a connection starts, the context's user data is.
-HttpServer* HttpServer::Of(const mg_connection* conn) {
-  return static_cast<HttpServer*>(mg_get_user_data(mg_get_context(conn)));
-}
-
-// civetweb 1.15 tells init_connection nothing about the connection (its
-// request info is not valid yet), so the limit is enforced over every
-// connection the server holds, found by its descriptors, whenever more than
-// max_connections_per_client of them have a worker: below that no client
-// can be over the limit, and nothing is scanned.
-int HttpServer::InitConnection(const mg_connection* conn, void** conn_data) {
-  HttpServer* server = Of(conn);
-  *conn_data = &kCounted;
-  const int active = server->active_.fetch_add(1) + 1;
-  if (server->max_per_client_ > 0 && active > server->max_per_client_) {
-    server->EnforceClientLimit();
+// VerifyClientCertIfGiven, during the handshake: a client without a
+// certificate passes; one with a certificate that does not verify against
+// client_ca_file (or has expired) fails the handshake.
+int VerifyIfGiven(gnutls_session_t session) {
+  unsigned n = 0;
+  if (gnutls_certificate_get_peers(session, &n) == nullptr || n == 0) return 0;
+  unsigned status = 0;
+  if (gnutls_certificate_verify_peers2(session, &status) < 0 || status != 0) {
+    return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
   }
   return 0;
 }
 
-void HttpServer::ConnectionClose(const mg_connection* conn) {
-  if (mg_get_user_connection_data(conn) == &kCounted) Of(conn)->active_--;
-}
+// A fixed status line and a short body: nothing of the request in it.
+constexpr char kRefusal[] =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 26\r\nConnection: close\r\n\r\n"
+    "too many connections open\n";
 
-void HttpServer::EnforceClientLimit() {
-  absl::MutexLock lock(&limit_mu_);
-  // Connections refused before and not closed yet hold nothing for long;
-  // they neither count nor are counted again.
-  std::set<ino_t> refused;
-  std::vector<ServerConnection> held;
-  for (const ServerConnection& c : ServerConnections(ListeningPorts())) {
-    if (refused_.count(c.inode) != 0) {
-      refused.insert(c.inode);
-    } else {
-      held.push_back(c);
+}  // namespace
+
+struct HttpServer::Impl {
+  HttpRoutes routes;
+  HttpServerOptions options;
+  std::shared_ptr<HttpServerCounters> counters;
+  std::unique_ptr<BasicAuthenticator> auth;
+  bool tls = false;
+  ClientAuth client_auth = ClientAuth::kNoClientCert;
+  std::string cert, key, ca, priorities;
+  int listen_fd = -1;
+  int port = 0;
+  MHD_Daemon* daemon = nullptr;
+  std::atomic<uint64_t> next_id{1};
+
+  absl::Mutex mu;
+  ConnGuard guard ABSL_GUARDED_BY(mu);
+
+  // The last shared answer compressed, so concurrent and repeated scrapes
+  // of one rendering compress it once.
+  absl::Mutex gzip_mu;
+  std::weak_ptr<const std::string> gzip_source ABSL_GUARDED_BY(gzip_mu);
+  std::shared_ptr<const std::string> gzip_body ABSL_GUARDED_BY(gzip_mu);
+
+  std::unique_ptr<FairPool> pool;
+  absl::Notification stop_reaper;
+  std::thread reaper;
+  std::atomic<bool> running{false};
+  std::string last_error;  // libmicrohttpd's last message during start
+
+  explicit Impl(const HttpServerOptions& o)
+      : options(o),
+        guard(ConnLimits{
+            .max_total = o.max_connections,
+            .max_per_client = o.max_connections_per_client,
+            .request_timeout = absl::Milliseconds(o.request_timeout_ms),
+            .write_timeout = absl::Milliseconds(o.write_timeout_ms),
+            .idle_timeout = absl::Milliseconds(o.idle_timeout_ms)}) {}
+
+  void Started(MHD_Connection* c, void** socket_context);
+  void Closed(void* socket_context);
+  MHD_Result OnRequest(MHD_Connection* c, const char* url, const char* method,
+                       size_t* upload_size, void** req_cls);
+  void Completed(void** req_cls);
+  void Run(Request* r, MHD_Connection* c, std::string path, std::string query,
+           std::string accept, const char* authorization);
+  MHD_Result Queue(MHD_Connection* c, Request* r);
+  std::shared_ptr<const std::string> Compressed(const HttpResponse& r);
+  void Reap();
+  // Shuts `fd` down both ways: libmicrohttpd then sees the end of the
+  // stream, or an error, on its next read or write, and closes it.
+  static void Shut(int fd) { shutdown(fd, SHUT_RDWR); }
+};
+
+void HttpServer::Impl::Started(MHD_Connection* c, void** socket_context) {
+  auto* conn = new Conn;
+  *socket_context = conn;
+  conn->id = next_id++;
+  const MHD_ConnectionInfo* fd =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  conn->fd = fd != nullptr ? fd->connect_fd : -1;
+  const MHD_ConnectionInfo* addr =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (addr != nullptr && addr->client_addr != nullptr) {
+    const size_t len = addr->client_addr->sa_family == AF_INET6
+                           ? sizeof(sockaddr_in6)
+                           : sizeof(sockaddr_in);
+    conn->client = ClientKey(addr->client_addr, len);
+  }
+  counters->accepted++;
+  counters->open++;
+  if (tls && client_auth != ClientAuth::kNoClientCert) {
+    // libmicrohttpd asks for a certificate only when given a CA, and never
+    // requires or verifies one: set what client_auth_type says on the
+    // session before its handshake, so GnuTLS fails the handshake itself
+    // (as Go's crypto/tls does) instead of a request learning it later.
+    const MHD_ConnectionInfo* s =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (s != nullptr && s->tls_session != nullptr) {
+      auto* session = static_cast<gnutls_session_t>(s->tls_session);
+      const bool required =
+          client_auth == ClientAuth::kRequireAnyClientCert ||
+          client_auth == ClientAuth::kRequireAndVerifyClientCert;
+      gnutls_certificate_server_set_request(
+          session, required ? GNUTLS_CERT_REQUIRE : GNUTLS_CERT_REQUEST);
+      if (client_auth == ClientAuth::kRequireAndVerifyClientCert) {
+        gnutls_session_set_verify_cert(session, nullptr, 0);
+      } else if (client_auth == ClientAuth::kVerifyClientCertIfGiven) {
+        // GnuTLS's own check would also refuse a client that sends none.
+        gnutls_session_set_verify_function(session, &VerifyIfGiven);
+      }
     }
   }
-  for (size_t i : OverClientLimit(held, max_per_client_)) {
-    RefuseConnection(held[i], tls_);
-    refused.insert(held[i].inode);
-    counters_->refused_client_limit++;
+  absl::MutexLock lock(&mu);
+  ConnGuard::Admission a = guard.Admit(conn->id, conn->client, conn->fd,
+                                       absl::Now(), &BytesReceived);
+  for (const auto& [victim, reason] : a.evict) {
+    counters->CountRefused(reason);
+    Shut(guard.Handle(victim));
   }
-  refused_.swap(refused);
+  if (!a.admitted) {
+    counters->CountRefused(a.reason);
+    // Nothing has been read or written yet: on plain HTTP the client gets
+    // a fixed 503 if its socket takes it at once; on TLS only the close.
+    if (!tls) {
+      [[maybe_unused]] ssize_t n = send(conn->fd, kRefusal, sizeof(kRefusal) - 1,
+                                        MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
+    Shut(conn->fd);
+  }
 }
 
-int HttpServer::Dispatch(mg_connection* conn, void* self) {
-  auto* server = static_cast<HttpServer*>(self);
-  if (server->auth_ != nullptr &&
-      !server->auth_->Check(mg_get_header(conn, "Authorization"))) {
-    SendUnauthorized(conn);
-    return 401;
+void HttpServer::Impl::Closed(void* socket_context) {
+  auto* conn = static_cast<Conn*>(socket_context);
+  if (conn == nullptr) return;
+  counters->open--;
+  {
+    // Before libmicrohttpd closes the descriptor: past this point the
+    // reaper and evictions no longer touch it.
+    absl::MutexLock lock(&mu);
+    guard.Closed(conn->id);
   }
-  const mg_request_info* ri = mg_get_request_info(conn);
-  const std::string method = ri->request_method ? ri->request_method : "";
-  const bool head_only = method == "HEAD";
-  if (method != "GET" && !head_only) {
-    Send(conn, {405, "text/plain; charset=utf-8", "method not allowed\n"},
-         false);
-    return 405;
+  delete conn;
+}
+
+void HttpServer::Impl::Reap() {
+  while (!stop_reaper.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
+    absl::MutexLock lock(&mu);
+    for (const auto& [id, reason] :
+         guard.Sweep(absl::Now(), &BytesReceived)) {
+      if (reason) counters->CountRefused(*reason);
+      Shut(guard.Handle(id));
+    }
   }
-  const std::string raw = ri->local_uri ? ri->local_uri : "";
-  std::string path(raw.size() + 1, '\0');
-  const int n = mg_url_decode(raw.data(), static_cast<int>(raw.size()),
-                              path.data(), static_cast<int>(path.size()), 0);
-  path.resize(n < 0 ? 0 : static_cast<size_t>(n));
-  if (n < 0 || path.find('\0') != std::string::npos) {
-    Send(conn, {400, "text/plain; charset=utf-8", "bad request\n"}, false);
-    return 400;
+}
+
+MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
+                                       const char* method, size_t* upload_size,
+                                       void** req_cls) {
+  auto* r = static_cast<Request*>(*req_cls);
+  if (r == nullptr) {
+    r = new Request;
+    *req_cls = r;
+    const MHD_ConnectionInfo* ctx =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->conn = ctx != nullptr ? static_cast<Conn*>(ctx->socket_context)
+                             : nullptr;
+    if (r->conn != nullptr) {
+      absl::MutexLock lock(&mu);
+      guard.RequestStarted(r->conn->id, absl::Now());
+    }
+    const std::string m = method != nullptr ? method : "";
+    r->head = m == "HEAD";
+    if (m != "GET" && !r->head) {
+      // Answered at once: a body, if any, is not read.
+      r->response = {405, "text/plain; charset=utf-8", "method not allowed\n"};
+      r->state = Request::State::kReady;
+      return Queue(c, r);
+    }
+    // Answered on a later call, once the whole request is in: an answer
+    // queued on this first call makes libmicrohttpd close the connection
+    // after it (it would not read the rest of the request), which would
+    // end keep-alive.
+    return MHD_YES;
   }
-  auto it = server->routes_.find(path);
+  if (*upload_size != 0) {  // a GET with a body: ignored
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  if (r->state == Request::State::kReady) return Queue(c, r);
+  if (r->state == Request::State::kRunning) return MHD_YES;
+
+  // The raw (still percent-encoded) path and query, and the headers a
+  // handler needs, copied: the handler runs on another thread.
+  std::string path = url != nullptr ? url : "";
+  std::string query;
+  MHD_get_connection_values(
+      c, MHD_GET_ARGUMENT_KIND,
+      +[](void* cls, MHD_ValueKind, const char* k, const char* v) {
+        auto* q = static_cast<std::string*>(cls);
+        absl::StrAppend(q, q->empty() ? "" : "&", k, v != nullptr ? "=" : "",
+                        v != nullptr ? v : "");
+        return MHD_YES;
+      },
+      &query);
+  auto header = [c](const char* name) -> std::string {
+    const char* v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+    return v != nullptr ? v : "";
+  };
+  r->gzip = AcceptsGzip(header("Accept-Encoding"));
+  std::string accept = header("Accept");
+  std::string authorization = header("Authorization");
+  const bool has_auth = !authorization.empty() ||
+                        MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                    "Authorization") != nullptr;
+  r->state = Request::State::kRunning;
+  MHD_suspend_connection(c);
+  const std::string client = r->conn != nullptr ? r->conn->client : "?";
+  const bool queued = pool->Submit(
+      client, [this, r, c, path = std::move(path), query = std::move(query),
+               accept = std::move(accept),
+               authorization = std::move(authorization), has_auth]() mutable {
+        Run(r, c, std::move(path), std::move(query), std::move(accept),
+            has_auth ? authorization.c_str() : nullptr);
+        MHD_resume_connection(c);
+      });
+  if (!queued) {  // stopping
+    r->response = {503, "text/plain; charset=utf-8", "shutting down\n"};
+    r->state = Request::State::kReady;
+    MHD_resume_connection(c);
+  }
+  return MHD_YES;
+}
+
+void HttpServer::Impl::Run(Request* r, MHD_Connection* /*c*/, std::string path,
+                           std::string query, std::string accept,
+                           const char* authorization) {
   HttpResponse resp;
-  if (it == server->routes_.end()) {
+  if (auth != nullptr && !auth->Check(authorization)) {
+    resp = {401, "text/plain; charset=utf-8", "unauthorized\n"};
+    resp.headers.push_back(
+        {"WWW-Authenticate", "Basic realm=\"pathwise\", charset=\"UTF-8\""});
+  } else if (std::optional<std::string> decoded = DecodePath(path); !decoded) {
+    resp = {400, "text/plain; charset=utf-8", "bad request\n"};
+  } else if (auto it = routes.find(*decoded); it == routes.end()) {
     resp = {404, "text/plain; charset=utf-8", "not found\n"};
   } else {
-    const char* accept = mg_get_header(conn, "Accept");
-    const HttpRequest request{accept ? accept : "",
-                              ri->query_string ? ri->query_string : ""};
     try {
-      resp = it->second(request);
+      resp = it->second(HttpRequest{std::move(accept), std::move(query)});
     } catch (const std::exception& e) {
       resp = {500, "text/plain; charset=utf-8",
               absl::StrCat("internal error: ", e.what(), "\n")};
     }
   }
-  Send(conn, resp, head_only);
-  return resp.status;
+  const std::string& body = resp.Body();
+  if (r->gzip && resp.status == 200 && body.size() >= options.gzip_min_bytes) {
+    r->gz = Compressed(resp);
+    if (r->gz->empty()) r->gz = nullptr;  // zlib failed: sent as is
+  }
+  r->response = std::move(resp);
+  r->state = Request::State::kReady;
+}
+
+std::shared_ptr<const std::string> HttpServer::Impl::Compressed(
+    const HttpResponse& r) {
+  if (r.shared_body == nullptr) {
+    return std::make_shared<const std::string>(Gzip(r.body));
+  }
+  {
+    absl::MutexLock lock(&gzip_mu);
+    if (gzip_source.lock() == r.shared_body) return gzip_body;
+  }
+  auto gz = std::make_shared<const std::string>(Gzip(*r.shared_body));
+  absl::MutexLock lock(&gzip_mu);
+  gzip_source = r.shared_body;
+  gzip_body = gz;
+  return gz;
+}
+
+MHD_Result HttpServer::Impl::Queue(MHD_Connection* c, Request* r) {
+  HttpResponse& resp = r->response;
+  std::shared_ptr<const std::string> body =
+      resp.shared_body != nullptr
+          ? resp.shared_body
+          : std::make_shared<const std::string>(std::move(resp.body));
+  const bool gzipped = r->gz != nullptr;
+  const bool compressible = body->size() >= options.gzip_min_bytes;
+  if (gzipped) {
+    body = r->gz;
+    counters->gzip_responses++;
+  }
+  auto* holder = new std::shared_ptr<const std::string>(body);
+  MHD_Response* m = MHD_create_response_from_buffer_with_free_callback_cls(
+      body->size(), const_cast<char*>(body->data()),
+      +[](void* cls) {
+        delete static_cast<std::shared_ptr<const std::string>*>(cls);
+      },
+      holder);
+  if (m == nullptr) {
+    delete holder;
+    return MHD_NO;
+  }
+  MHD_add_response_header(m, "Content-Type", resp.content_type.c_str());
+  MHD_add_response_header(m, "Cache-Control", "no-store");
+  if (resp.status == 405) MHD_add_response_header(m, "Allow", "GET, HEAD");
+  if (gzipped) MHD_add_response_header(m, "Content-Encoding", "gzip");
+  if (compressible || gzipped) {
+    MHD_add_response_header(m, "Vary", "Accept-Encoding");
+  }
+  for (const auto& [name, value] : resp.headers) {
+    if (options.web.headers.count(name) != 0) continue;  // configured wins
+    MHD_add_response_header(m, name.c_str(), value.c_str());
+  }
+  for (const auto& [name, value] : options.web.headers) {
+    MHD_add_response_header(m, name.c_str(), value.c_str());
+  }
+  const MHD_Result ok =
+      MHD_queue_response(c, static_cast<unsigned>(resp.status), m);
+  MHD_destroy_response(m);
+  return ok;
+}
+
+void HttpServer::Impl::Completed(void** req_cls) {
+  auto* r = static_cast<Request*>(*req_cls);
+  if (r == nullptr) return;
+  *req_cls = nullptr;
+  if (r->conn != nullptr) {
+    const std::optional<uint64_t> in = BytesReceived(r->conn->fd);
+    absl::MutexLock lock(&mu);
+    guard.RequestDone(r->conn->id, absl::Now(), in.value_or(0));
+  }
+  delete r;
+}
+
+namespace {
+
+void LogFromMhd(void* cls, const char* fmt, va_list ap) {
+  char buf[512];
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  std::string line(buf);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) {
+    line.pop_back();
+  }
+  auto* impl = static_cast<HttpServer::Impl*>(cls);
+  if (!impl->running.load()) impl->last_error = line;  // still starting
+  spdlog::debug("http: {}", line);
+}
+
+// libmicrohttpd decodes the path before handing it over, and an encoded
+// NUL would cut it short; it is decoded by DecodePath instead.
+size_t KeepEscaped(void*, MHD_Connection*, char* s) { return std::strlen(s); }
+
+}  // namespace
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
+    const std::string& listen_address, HttpRoutes routes,
+    const HttpServerOptions& options) {
+  auto impl = std::make_unique<Impl>(options);
+  impl->routes = std::move(routes);
+  impl->counters = options.counters != nullptr
+                       ? options.counters
+                       : std::make_shared<HttpServerCounters>();
+  const WebConfig& web = options.web;
+  if (!web.basic_auth_users.empty()) {
+    impl->auth = std::make_unique<BasicAuthenticator>(web.basic_auth_users);
+  }
+  if (web.tls) {
+    impl->tls = true;
+    impl->client_auth = web.tls->client_auth;
+    for (auto [file, out] : {std::pair{&web.tls->cert_file, &impl->cert},
+                             std::pair{&web.tls->key_file, &impl->key},
+                             std::pair{&web.tls->client_ca_file, &impl->ca}}) {
+      if (file->empty()) continue;
+      absl::StatusOr<std::string> text = ReadFile(*file);
+      if (!text.ok()) return text.status();
+      *out = *std::move(text);
+    }
+    impl->priorities = TlsPriorities(*web.tls);
+  }
+  absl::StatusOr<int> fd =
+      OpenListenSocket(listen_address, options.listen_backlog);
+  if (!fd.ok()) return fd.status();
+  impl->listen_fd = *fd;
+  impl->port = LocalPort(*fd);
+  impl->pool = std::make_unique<FairPool>(options.handler_threads);
+
+  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                   MHD_USE_ERROR_LOG;
+  if (impl->tls) flags |= MHD_USE_TLS;
+  Impl* self = impl.get();
+  std::vector<MHD_OptionItem> opts = {
+      {MHD_OPTION_LISTEN_SOCKET, *fd, nullptr},
+      {MHD_OPTION_THREAD_POOL_SIZE,
+       static_cast<intptr_t>(std::max(1, options.event_threads)), nullptr},
+      // libmicrohttpd's own cap, above ours: connections told to close
+      // still count until they are gone.
+      {MHD_OPTION_CONNECTION_LIMIT,
+       static_cast<intptr_t>(2 * options.max_connections + 64), nullptr},
+      // Its idle timeout backs up the reaper's.
+      {MHD_OPTION_CONNECTION_TIMEOUT,
+       static_cast<intptr_t>(options.idle_timeout_ms / 1000 + 1), nullptr},
+      // Request line and headers live in this per-connection pool (a
+      // request beyond it is answered 431), reused for the answer's headers.
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+       static_cast<intptr_t>(options.max_request_size), nullptr},
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&LogFromMhd),
+       self},
+      {MHD_OPTION_UNESCAPE_CALLBACK, reinterpret_cast<intptr_t>(&KeepEscaped),
+       nullptr},
+      {MHD_OPTION_NOTIFY_CONNECTION,
+       reinterpret_cast<intptr_t>(
+           +[](void* cls, MHD_Connection* c, void** socket_context,
+               MHD_ConnectionNotificationCode code) {
+             auto* impl = static_cast<Impl*>(cls);
+             if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+               impl->Started(c, socket_context);
+             } else {
+               impl->Closed(*socket_context);
+               *socket_context = nullptr;
+             }
+           }),
+       self},
+      {MHD_OPTION_NOTIFY_COMPLETED,
+       reinterpret_cast<intptr_t>(
+           +[](void* cls, MHD_Connection*, void** req_cls,
+               MHD_RequestTerminationCode) {
+             static_cast<Impl*>(cls)->Completed(req_cls);
+           }),
+       self},
+  };
+  if (impl->tls) {
+    opts.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, impl->cert.data()});
+    opts.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, impl->key.data()});
+    opts.push_back(
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, impl->priorities.data()});
+    if (!impl->ca.empty()) {
+      opts.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, impl->ca.data()});
+    }
+  }
+  opts.push_back({MHD_OPTION_END, 0, nullptr});
+  impl->daemon = MHD_start_daemon(
+      flags, 0, nullptr, nullptr,
+      +[](void* cls, MHD_Connection* c, const char* url, const char* method,
+          const char*, const char*, size_t* upload_size, void** req_cls) {
+        return static_cast<Impl*>(cls)->OnRequest(c, url, method, upload_size,
+                                                  req_cls);
+      },
+      self, MHD_OPTION_ARRAY, opts.data(), MHD_OPTION_END);
+  if (impl->daemon == nullptr) {
+    close(impl->listen_fd);
+    impl->pool->Stop();
+    return absl::UnavailableError(absl::StrCat(
+        "cannot serve on ", listen_address, ": ",
+        impl->last_error.empty() ? "libmicrohttpd failed to start"
+                                 : impl->last_error));
+  }
+  impl->running = true;
+  impl->reaper = std::thread([self] { self->Reap(); });
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::~HttpServer() {
+  Impl& s = *impl_;
+  // No new connections; the listening socket is ours to close.
+  const MHD_socket listen = MHD_quiesce_daemon(s.daemon);
+  s.stop_reaper.Notify();
+  s.reaper.join();
+  // Every handler finishes and resumes its connection: libmicrohttpd
+  // must not be stopped with a connection suspended.
+  s.pool->Stop();
+  MHD_stop_daemon(s.daemon);
+  if (listen != MHD_INVALID_SOCKET) close(listen);
+}
+
+std::vector<int> HttpServer::ListeningPorts() const { return {impl_->port}; }
+
+const HttpServerCounters& HttpServer::counters() const {
+  return *impl_->counters;
 }
 
 }  // namespace pathwise::exporters

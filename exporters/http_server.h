@@ -1,40 +1,31 @@
 // The HTTP endpoint: /metrics, /healthz, /api/v1/topology and /.
 //
-// Why civetweb directly and not prometheus::Exposer: prometheus-cpp 1.0.1's
-// Exposer serves only Collectables. Its CivetServer is private, it has no way
-// to add other handlers, and its one hook (CivetCallbacks::begin_request)
-// carries no per-server context, so routing /healthz and /api/v1/topology
-// through it would need process-global state. It also reports a busy port
-// only as a generic CivetException ("null context when constructing
-// CivetServer"). So we run the same embedded server Exposer wraps (Debian's
-// prometheus-cpp-pull links the system libcivetweb) with our own routes, and
-// /metrics in text is byte for byte what Exposer's TextSerializer would send
-// (uncompressed; exporters/text_serializer.cc, tested against it), or
-// protobuf when the scraper asks for it. mg_start2() gives the
-// exact bind error, so "address already in use" is reported as such.
+// An event-driven server on libmicrohttpd (Debian's 0.9.75, GnuTLS): a few
+// event threads move bytes for every connection with epoll, TLS handshakes
+// included, so an idle or stalled connection costs a descriptor and a
+// little memory, never a thread; a small fixed pool runs the handlers
+// (exporters/fair_pool.h); exporters/conn_guard.h decides which
+// connections to admit, evict and time out. Why libmicrohttpd and not
+// Boost.Beast/Asio, and why not prometheus::Exposer: see
+// docs/http-server.md. /metrics in text is byte for byte what
+// prometheus-cpp's TextSerializer would send (exporters/text_serializer.cc,
+// tested against it), or protobuf when the scraper asks for it, gzipped
+// when the client accepts gzip.
 #ifndef PATHWISE_EXPORTERS_HTTP_SERVER_H_
 #define PATHWISE_EXPORTERS_HTTP_SERVER_H_
 
-#include <sys/types.h>
-
-#include <atomic>
 #include <concepts>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
-#include "exporters/basic_auth.h"
-#include "exporters/client_limit.h"
+#include "exporters/conn_guard.h"
 #include "exporters/web_config.h"
-
-struct mg_context;
-struct mg_connection;
 
 namespace pathwise::exporters {
 
@@ -83,74 +74,59 @@ class HttpHandler {
   std::function<HttpResponse(const HttpRequest&)> fn_;
 };
 
-// Exact request path → handler. Handlers run on civetweb's worker threads
-// and must be thread-safe. Only GET and HEAD reach them; any other method
+// Exact request path → handler. Handlers run on the server's handler
+// threads and must be thread-safe. Only GET and HEAD reach them; any other method
 // gets 405 with "Allow: GET, HEAD".
 using HttpRoutes = std::map<std::string, HttpHandler>;
 
-// Converts --listen_address ("[host]:port", e.g. ":9877", "127.0.0.1:9877")
-// into civetweb's listening_ports syntax; InvalidArgument on anything else,
-// IPv6 included: the civetweb we link (Debian's 1.15) is built without
-// IPv6, so a bracketed address could never be bound.
-absl::StatusOr<std::string> ToCivetListeningPorts(
-    const std::string& listen_address);
-
 // How the server holds up against clients that connect and then send
-// nothing, send a request byte by byte, or never read the answer.
-//
-// civetweb gives each connection a worker thread from accept to close, and
-// a worker waits for a request's headers (or for the client to take the
-// answer) for at most request_timeout_ms. One client address may hold at
-// most max_connections_per_client workers at a time: a connection beyond
-// that is answered 503 and closed as soon as a worker takes it, without
-// waiting for its request, so a client with hundreds of stalled sockets
-// holds a few workers and the others keep serving everybody else. Only
-// several addresses at their limit together (num_threads /
-// max_connections_per_client of them) can occupy every worker, and then
-// each stalled connection still holds its worker for at most
-// request_timeout_ms. Keep-alive is off: a connection carries one request,
-// so a client that keeps a connection busy cannot keep a worker from the
-// clients queued behind it.
+// nothing, send a request byte by byte, never read the answer, or open
+// thousands of connections (exporters/conn_guard.h has the rules).
 struct HttpServerOptions {
-  // civetweb hands connections to its workers in turn, so every worker
-  // serves and renders sooner or later, and each keeps what it touched (its
-  // stack pages, glibc's per-thread cache of freed blocks): about 25 KiB of
-  // RSS per worker that has served /metrics. With the per-client limit, 32
-  // workers leave 24 for others while one client holds its 8.
-  int num_threads = 32;
-  // --web.max_connections_per_client: workers one client address may hold
-  // at once; 0 for no limit. A Prometheus server scrapes a target over one
-  // connection at a time; 8 leaves room for probes and a few people with
-  // curl behind one NAT address.
-  int max_connections_per_client = 8;
-  // Deadline for the request line and headers (counted from when a worker
-  // takes the connection), and for writing one response. A scrape's
-  // headers arrive in one segment and /metrics for 256 paths is written in
-  // milliseconds on a LAN, so 2 s only ever cuts off clients that stall.
+  // Threads that move bytes (epoll, TLS included) for every connection.
+  int event_threads = 2;
+  // Threads that run handlers and compress answers, taking client
+  // addresses in turn.
+  int handler_threads = 4;
+  // --web.max_connections: connections held at once, all clients; at the
+  // limit, a new one evicts the waiting connection of the address holding
+  // the most.
+  int max_connections = 1024;
+  // --web.max_connections_per_client: connections one client address (an
+  // IPv6 /64) may hold at once; 0 for no limit. At the limit a new one
+  // evicts that address's connection that has waited longest without a
+  // request in progress.
+  int max_connections_per_client = 32;
+  // From accept (or from the first byte of a later request on a kept-alive
+  // connection) to the end of the request's headers, TLS handshake
+  // included. A scrape's headers arrive in one segment, so 2 s only ever
+  // cuts off clients that stall.
   int request_timeout_ms = 2000;
-  // Connections accepted by the kernel but not yet by civetweb; big enough
-  // that a burst of idle sockets does not make the kernel drop real SYNs.
+  // From the end of the headers to the answer written: a client that does
+  // not take its answer is cut off (Prometheus' default scrape timeout).
+  int write_timeout_ms = 10000;
+  // A kept-alive connection waiting for its next request; longer than a
+  // scrape interval, so Prometheus keeps one connection.
+  int idle_timeout_ms = 120000;
+  // Connections accepted by the kernel but not yet by the server.
   int listen_backlog = 1024;
-  // Request line plus headers; civetweb answers a longer request 400.
+  // Request line plus headers; a longer request is answered 431 (or 414
+  // for a long request line) and closed.
   int max_request_size = 16384;
-  // --web.config.file: TLS and basic authentication; every path, /healthz
-  // included, then needs the credentials.
+  // Answers of at least this size are gzipped when the client accepts it.
+  size_t gzip_min_bytes = 1024;
+  // --web.config.file: TLS, client certificates and basic authentication;
+  // every path, /healthz included, then needs the credentials.
   WebConfig web;
-  // Where the server counts refused connections (the /metrics route reads
-  // them); the server makes its own when null.
+  // Where the server counts connections (the /metrics route reads them);
+  // the server makes its own when null.
   std::shared_ptr<HttpServerCounters> counters;
 };
-
-// civetweb's configuration for serving `listening_ports` (civetweb syntax,
-// see ToCivetListeningPorts) with `options`, as name/value pairs in order.
-// Every option the server is started with comes from here.
-std::vector<std::pair<std::string, std::string>> CivetOptions(
-    const std::string& listening_ports, const HttpServerOptions& options);
 
 class HttpServer {
  public:
   // Starts serving. On a bind failure the status says which address and why
-  // (e.g. "listen address 127.0.0.1:9877: address already in use").
+  // (e.g. "cannot listen on 127.0.0.1:9877: address already in use").
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
       const std::string& listen_address, HttpRoutes routes,
       const HttpServerOptions& options = {});
@@ -161,36 +137,14 @@ class HttpServer {
 
   // The TCP ports actually bound.
   std::vector<int> ListeningPorts() const;
+  // The connection counters (the ones passed in options, or the server's).
+  const HttpServerCounters& counters() const;
+
+  struct Impl;
 
  private:
-  HttpServer(HttpRoutes routes, int max_connections_per_client, bool tls,
-             std::shared_ptr<HttpServerCounters> counters)
-      : routes_(std::move(routes)),
-        max_per_client_(max_connections_per_client),
-        tls_(tls),
-        counters_(std::move(counters)) {}
-  static int Dispatch(mg_connection* conn, void* self);
-  // civetweb's init_connection and connection_close callbacks: the
-  // per-client limit.
-  static int InitConnection(const mg_connection* conn, void** conn_data);
-  static void ConnectionClose(const mg_connection* conn);
-  static HttpServer* Of(const mg_connection* conn);
-  // Refuses every connection beyond max_per_client_ of its client address.
-  void EnforceClientLimit();
-
-  HttpRoutes routes_;
-  std::string host_;  // the listen address's host, "" for all interfaces
-  // Null unless basic_auth_users is set.
-  std::unique_ptr<BasicAuthenticator> auth_;
-  const int max_per_client_;
-  const bool tls_;
-  std::shared_ptr<HttpServerCounters> counters_;
-  // Connections that have a worker (init_connection ran, not yet closed).
-  std::atomic<int> active_{0};
-  absl::Mutex limit_mu_;
-  // Inodes of the connections refused and not yet closed.
-  std::set<ino_t> refused_ ABSL_GUARDED_BY(limit_mu_);
-  mg_context* ctx_ = nullptr;
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace pathwise::exporters

@@ -62,7 +62,7 @@ absl::Status Bool(const YAML::Node& n, absl::string_view where) {
   return absl::OkStatus();
 }
 
-// A list the toolkit accepts but civetweb cannot apply: fine only empty.
+// A list the toolkit accepts but the server cannot apply: fine only empty.
 absl::Status EmptyList(const YAML::Node& n, absl::string_view where,
                        absl::string_view why) {
   if (n.IsNull() || (n.IsSequence() && n.size() == 0)) {
@@ -72,27 +72,37 @@ absl::Status EmptyList(const YAML::Node& n, absl::string_view where,
 }
 
 absl::Status ParseClientAuth(const std::string& v, ClientAuth* out) {
-  const absl::string_view where = "tls_server_config.client_auth_type";
-  if (v == "NoClientCert") {
-    *out = ClientAuth::kNoClientCert;
-  } else if (v == "VerifyClientCertIfGiven") {
-    *out = ClientAuth::kVerifyClientCertIfGiven;
-  } else if (v == "RequireAndVerifyClientCert") {
-    *out = ClientAuth::kRequireAndVerifyClientCert;
-  } else if (v == "RequestClientCert" || v == "RequireAnyClientCert") {
-    return Bad(where,
-               absl::StrCat(v,
-                            " is not supported: the server verifies every "
-                            "client certificate it accepts against "
-                            "client_ca_file; use VerifyClientCertIfGiven or "
-                            "RequireAndVerifyClientCert"));
-  } else {
-    return Bad(where, absl::StrCat("unknown value \"", v,
-                                   "\"; want NoClientCert, "
-                                   "VerifyClientCertIfGiven or "
-                                   "RequireAndVerifyClientCert"));
+  static const std::pair<const char*, ClientAuth> kTypes[] = {
+      {"NoClientCert", ClientAuth::kNoClientCert},
+      {"RequestClientCert", ClientAuth::kRequestClientCert},
+      {"RequireAnyClientCert", ClientAuth::kRequireAnyClientCert},
+      {"VerifyClientCertIfGiven", ClientAuth::kVerifyClientCertIfGiven},
+      {"RequireAndVerifyClientCert", ClientAuth::kRequireAndVerifyClientCert},
+  };
+  for (const auto& [name, type] : kTypes) {
+    if (v == name) {
+      *out = type;
+      return absl::OkStatus();
+    }
   }
-  return absl::OkStatus();
+  return Bad("tls_server_config.client_auth_type",
+             absl::StrCat("unknown value \"", v,
+                          "\"; want NoClientCert, RequestClientCert, "
+                          "RequireAnyClientCert, VerifyClientCertIfGiven or "
+                          "RequireAndVerifyClientCert"));
+}
+
+// "TLS10".."TLS13" as 10..13.
+absl::Status ParseVersion(const std::string& v, absl::string_view where,
+                          int* out) {
+  for (int n = 10; n <= 13; ++n) {
+    if (v == absl::StrCat("TLS", n)) {
+      *out = n;
+      return absl::OkStatus();
+    }
+  }
+  return Bad(where, absl::StrCat("unknown version \"", v,
+                                 "\"; want TLS10, TLS11, TLS12 or TLS13"));
 }
 
 absl::Status ParseTlsKey(const std::string& key, const YAML::Node& v,
@@ -112,33 +122,10 @@ absl::Status ParseTlsKey(const std::string& key, const YAML::Node& v,
     if (absl::Status st = str(&s); !st.ok()) return st;
     return ParseClientAuth(s, &tls->client_auth);
   }
-  if (key == "min_version") {
+  if (key == "min_version" || key == "max_version") {
     if (absl::Status st = str(&s); !st.ok()) return st;
-    if (s == "TLS10") {
-      tls->civet_protocol_version = 2;
-    } else if (s == "TLS11") {
-      tls->civet_protocol_version = 3;
-    } else if (s == "TLS12") {
-      tls->civet_protocol_version = 4;
-    } else if (s == "TLS13") {
-      return Bad(where,
-                 "TLS13 is not supported (the server's lowest settable "
-                 "minimum is TLS 1.2; TLS 1.3 is negotiated when the client "
-                 "offers it)");
-    } else {
-      return Bad(where, absl::StrCat("unknown version \"", s,
-                                     "\"; want TLS10, TLS11 or TLS12"));
-    }
-    return absl::OkStatus();
-  }
-  if (key == "max_version") {
-    if (absl::Status st = str(&s); !st.ok()) return st;
-    if (s != "TLS13") {
-      return Bad(where,
-                 "only TLS13 is supported (the server offers every version "
-                 "from min_version up)");
-    }
-    return absl::OkStatus();
+    return ParseVersion(
+        s, where, key == "min_version" ? &tls->min_version : &tls->max_version);
   }
   if (key == "cert" || key == "key" || key == "client_ca") {
     return Bad(where,
@@ -173,32 +160,67 @@ absl::Status ParseTls(const YAML::Node& node, TlsServerConfig* tls) {
   if (tls->key_file.empty()) {
     return Bad("tls_server_config", "key_file is required");
   }
-  const bool verifies = tls->client_auth != ClientAuth::kNoClientCert;
+  if (tls->min_version > tls->max_version) {
+    return Bad("tls_server_config", "min_version is above max_version");
+  }
+  const bool verifies =
+      tls->client_auth == ClientAuth::kVerifyClientCertIfGiven ||
+      tls->client_auth == ClientAuth::kRequireAndVerifyClientCert;
   if (verifies && tls->client_ca_file.empty()) {
     return Bad("tls_server_config",
                "client_ca_file is required by this client_auth_type");
   }
   if (!verifies && !tls->client_ca_file.empty()) {
+    // As the toolkit: a CA that would verify nothing is a mistake.
     return Bad("tls_server_config",
-               "client_ca_file is set but client_auth_type is NoClientCert; "
-               "set client_auth_type to RequireAndVerifyClientCert");
+               "client_ca_file is set but client_auth_type does not verify "
+               "client certificates; set client_auth_type to "
+               "RequireAndVerifyClientCert");
   }
   return absl::OkStatus();
 }
 
-absl::Status ParseHttpServerConfig(const YAML::Node& node) {
+// The headers the toolkit lets http_server_config.headers set.
+bool SettableHeader(const std::string& name) {
+  for (const char* h :
+       {"Strict-Transport-Security", "X-Content-Type-Options",
+        "X-Frame-Options", "X-XSS-Protection", "Content-Security-Policy"}) {
+    if (name == h) return true;
+  }
+  return false;
+}
+
+absl::Status ParseHttpServerConfig(const YAML::Node& node,
+                                   std::map<std::string, std::string>* out) {
   return ForEachEntry(
       node, "http_server_config",
-      [](const std::string& k, const YAML::Node& v) -> absl::Status {
+      [out](const std::string& k, const YAML::Node& v) -> absl::Status {
         const std::string where = absl::StrCat("http_server_config.", k);
         // HTTP/2 is negotiated: clients fall back to HTTP/1.1, which is all
-        // civetweb speaks, so either value serves.
+        // this server speaks, so either value serves.
         if (k == "http2") return Bool(v, where);
         if (k == "headers") {
-          if (v.IsNull() || (v.IsMap() && v.size() == 0)) {
-            return absl::OkStatus();
-          }
-          return Bad(where, "not supported: extra response headers");
+          return ForEachEntry(
+              v, where,
+              [&](const std::string& name,
+                  const YAML::Node& value) -> absl::Status {
+                const std::string w = absl::StrCat(where, ".", name);
+                if (!SettableHeader(name)) {
+                  return Bad(w,
+                             "not settable; want Strict-Transport-Security, "
+                             "X-Content-Type-Options, X-Frame-Options, "
+                             "X-XSS-Protection or Content-Security-Policy");
+                }
+                absl::StatusOr<std::string> s = Scalar(value, w);
+                if (!s.ok()) return s.status();
+                for (char c : *s) {
+                  if (c == '\r' || c == '\n' || c == '\0') {
+                    return Bad(w, "a header value must be one line");
+                  }
+                }
+                (*out)[name] = *s;
+                return absl::OkStatus();
+              });
         }
         return Bad(where, "unknown key");
       });
@@ -276,9 +298,9 @@ std::string OpenSslError() {
 
 // Loads certificate (chain) and key the way the server will (an OpenSSL
 // SSL_CTX) and checks that they match, so a wrong file fails at start with
-// its name rather than as a handshake error later. Using libssl here also
-// keeps libssl.so.3 among the binary's direct dependencies, which the TLS
-// shims (civetweb_tls.h) and the container image's library list rely on.
+// its name rather than as a handshake error later. The server loads them
+// with GnuTLS, which refuses what this lets through only for formats the
+// toolkit's Go reader refuses too (the server's start says so).
 absl::Status CheckCertAndKey(const TlsServerConfig& tls) {
   std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(
       SSL_CTX_new(TLS_server_method()), &SSL_CTX_free);
@@ -348,7 +370,9 @@ absl::StatusOr<WebConfig> ParseWebConfig(absl::string_view yaml) {
           if (k == "basic_auth_users") {
             return ParseUsers(v, &config.basic_auth_users);
           }
-          if (k == "http_server_config") return ParseHttpServerConfig(v);
+          if (k == "http_server_config") {
+            return ParseHttpServerConfig(v, &config.headers);
+          }
           if (k == "rate_limit") {
             return Bad(k, "not supported: rate limiting");
           }

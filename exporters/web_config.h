@@ -1,8 +1,8 @@
 // --web.config.file: TLS and basic authentication for the HTTP endpoint, in
 // the YAML format of the Prometheus exporter toolkit (the file node_exporter
-// takes), restricted to what civetweb can enforce. A key this file format
-// defines but civetweb cannot honour is refused by name rather than ignored,
-// so an operator never believes a protection is on when it is not.
+// takes). A key this file format defines but the server cannot honour is
+// refused by name rather than ignored, so an operator never believes a
+// protection is on when it is not.
 #ifndef PATHWISE_EXPORTERS_WEB_CONFIG_H_
 #define PATHWISE_EXPORTERS_WEB_CONFIG_H_
 
@@ -15,12 +15,15 @@
 
 namespace pathwise::exporters {
 
-// The client_auth_type values civetweb can enforce (its ssl_verify_peer
-// no / optional / yes, all verifying against client_ca_file).
+// client_auth_type, as Go's crypto/tls means them: whether a client
+// certificate is asked for, required, and verified against client_ca_file.
+// All are enforced in the TLS handshake.
 enum class ClientAuth {
   kNoClientCert,
-  kVerifyClientCertIfGiven,
-  kRequireAndVerifyClientCert,
+  kRequestClientCert,           // asked for, not required, not verified
+  kRequireAnyClientCert,        // required, not verified
+  kVerifyClientCertIfGiven,     // not required; verified when given
+  kRequireAndVerifyClientCert,  // required and verified
 };
 
 struct TlsServerConfig {
@@ -28,19 +31,23 @@ struct TlsServerConfig {
   std::string key_file;
   std::string client_ca_file;  // empty unless client_auth needs it
   ClientAuth client_auth = ClientAuth::kNoClientCert;
-  // civetweb's ssl_protocol_version: 2 TLS 1.0+, 3 TLS 1.1+, 4 TLS 1.2+.
-  // The toolkit's default min_version is TLS12.
-  int civet_protocol_version = 4;
+  // TLS versions offered, as 10..13 for TLS 1.0..1.3; the toolkit's
+  // defaults are TLS12 and TLS13.
+  int min_version = 12;
+  int max_version = 13;
 };
 
 struct WebConfig {
   std::optional<TlsServerConfig> tls;
   // username -> bcrypt hash ($2a$, $2b$ or $2y$). Empty: no authentication.
   std::map<std::string, std::string> basic_auth_users;
+  // http_server_config.headers: added to every answer (the toolkit's five
+  // security headers only), replacing a route's header of the same name.
+  std::map<std::string, std::string> headers;
 };
 
 // Parses and validates the YAML text: unknown keys, wrong types, keys
-// civetweb cannot honour and hashes that are not bcrypt are errors. Does not
+// the server cannot honour and hashes that are not bcrypt are errors. Does not
 // touch the files named in it. The message is one line.
 absl::StatusOr<WebConfig> ParseWebConfig(absl::string_view yaml);
 

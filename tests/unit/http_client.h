@@ -9,7 +9,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -36,9 +38,33 @@ inline int Connect(int port, int timeout_ms = 5000) {
   return fd;
 }
 
-// Sends `raw` as is to 127.0.0.1:`port`; returns everything read until the
-// server closes (or the 5 s receive timeout cuts the answer short), or
-// "connect failed".
+// Reads one HTTP response from `fd`: to the end of its Content-Length body
+// (none for a HEAD), or until the server closes, or until the receive
+// timeout. The server keeps connections alive, so "until close" alone
+// would wait for its idle timeout.
+inline std::string ReadResponse(int fd, bool head = false) {
+  std::string out;
+  char buf[4096];
+  while (true) {
+    const size_t end = out.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      std::string lower = out.substr(0, end);
+      for (char& c : lower) c = static_cast<char>(std::tolower(c));
+      const size_t cl = lower.find("\r\ncontent-length:");
+      if (cl != std::string::npos) {
+        const size_t want =
+            head ? 0 : std::strtoull(lower.c_str() + cl + 17, nullptr, 10);
+        if (out.size() >= end + 4 + want) return out;
+      }
+    }
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// Sends `raw` as is to 127.0.0.1:`port`; returns the first response read
+// back (see ReadResponse), or "connect failed".
 inline std::string RawRequest(int port, const std::string& raw) {
   const int fd = Connect(port);
   if (fd < 0) return "connect failed";
@@ -49,10 +75,7 @@ inline std::string RawRequest(int port, const std::string& raw) {
     if (n <= 0) break;  // the server may answer and close early
     sent += static_cast<size_t>(n);
   }
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  std::string out = ReadResponse(fd, raw.rfind("HEAD ", 0) == 0);
   close(fd);
   return out;
 }

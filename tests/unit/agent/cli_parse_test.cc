@@ -32,7 +32,8 @@ TEST(CliParseTest, ServeIsTheDefaultWithTheFlagDefaults) {
     const Options o = Parse(args);
     EXPECT_EQ(o.command, Command::kServe);
     EXPECT_EQ(o.listen_address, ":9877");
-    EXPECT_EQ(o.web_max_connections_per_client, 8);
+    EXPECT_EQ(o.web_max_connections_per_client, 32);
+  EXPECT_EQ(o.web_max_connections, 1024);
     EXPECT_EQ(o.interval, absl::Seconds(1));
     EXPECT_EQ(o.sysfs_root, "/sys");
     EXPECT_EQ(o.bpf, BpfMode::kAuto);
@@ -300,18 +301,25 @@ TEST(CliParseTest, LabTakesItsOwnFlags) {
 
 // The HTTP server is built without IPv6: an IPv6 address is a usage error
 // at parse time, not a bind failure at start.
-TEST(CliParse, Ipv6ListenAddressIsRefused) {
-  const std::string why =
-      "IPv6 is not supported (the HTTP server is built without it); use an "
-      "IPv4 address, e.g. 127.0.0.1:9877, or :9877 for all";
-  EXPECT_EQ(Error({"--listen_address=[::1]:9877"}),
-            "invalid value \"[::1]:9877\" for --listen_address: " + why);
-  EXPECT_EQ(Error({"serve", "--listen_address", "[::]:1"}),
-            "invalid value \"[::]:1\" for --listen_address: " + why);
+TEST(CliParse, Ipv6ListenAddresses) {
+  EXPECT_EQ(Parse({"--listen_address=[::1]:9877"}).listen_address,
+            "[::1]:9877");
+  EXPECT_EQ(Parse({"serve", "--listen_address", "[::]:1"}).listen_address,
+            "[::]:1");
   EXPECT_EQ(Error({"--listen_address=::1:9877"}),
-            "invalid value \"::1:9877\" for --listen_address: " + why);
+            "invalid value \"::1:9877\" for --listen_address: an IPv6 address "
+            "needs brackets: [::1]:9877");
+  EXPECT_EQ(Error({"--listen_address=[::g]:9877"}),
+            "invalid value \"[::g]:9877\" for --listen_address: bad IPv6 "
+            "address \"::g\"");
   EXPECT_EQ(Parse({"--listen_address=127.0.0.1:9000"}).listen_address,
             "127.0.0.1:9000");
+}
+
+TEST(CliParse, ConnectionLimits) {
+  EXPECT_EQ(Parse({"--web.max_connections=4096"}).web_max_connections, 4096);
+  EXPECT_EQ(Error({"--web.max_connections=0"}),
+            "invalid value \"0\" for --web.max_connections: want 1 to 65536");
 }
 
 }  // namespace

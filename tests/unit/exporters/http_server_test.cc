@@ -2,7 +2,15 @@
 // error when the port is taken.
 #include "exporters/http_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "exporters/prometheus_families.h"
@@ -86,32 +94,175 @@ TEST_F(HttpServerTest, PortInUseIsReportedAsSuch) {
                          ": address already in use"));
 }
 
-TEST(CivetOptions, AreTheServerSizing) {
-  const HttpServerOptions o{.num_threads = 7, .request_timeout_ms = 123};
-  const auto opts = CivetOptions("127.0.0.1:1", o);
-  auto value = [&](const std::string& name) {
-    for (const auto& [n, v] : opts) {
-      if (n == name) return v;
-    }
-    return std::string("<unset>");
-  };
-  EXPECT_EQ(value("listening_ports"), "127.0.0.1:1");
-  EXPECT_EQ(value("num_threads"), "7");
-  EXPECT_EQ(value("request_timeout_ms"), "123");
-  EXPECT_EQ(value("enable_keep_alive"), "no");
+// A socket connected to [addr]:port over IPv6 (or IPv4), -1 on failure.
+int Connect6(const char* addr, int port, int family = AF_INET6) {
+  const int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (family == AF_INET6) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET6, addr, &in6->sin6_addr);
+    len = sizeof(*in6);
+  } else {
+    auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+    in->sin_family = AF_INET;
+    in->sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, addr, &in->sin_addr);
+    len = sizeof(*in);
+  }
+  if (connect(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
-TEST(ListenAddress, ConvertsToCivetwebSyntax) {
-  EXPECT_EQ(*ToCivetListeningPorts(":9877"), "9877");
-  EXPECT_EQ(*ToCivetListeningPorts("127.0.0.1:9877"), "127.0.0.1:9877");
-  // civetweb here is built without IPv6: refused with the reason.
-  EXPECT_THAT(ToCivetListeningPorts("[::1]:9877").status().message(),
-              HasSubstr("IPv6 is not supported"));
-  EXPECT_FALSE(ToCivetListeningPorts("[::]:9877").ok());
-  EXPECT_FALSE(ToCivetListeningPorts("9877").ok());
-  EXPECT_FALSE(ToCivetListeningPorts(":99999").ok());
-  EXPECT_FALSE(ToCivetListeningPorts(":http").ok());
-  EXPECT_FALSE(ToCivetListeningPorts("::1:9877").ok());
+std::string GetOver(int fd, const std::string& path) {
+  if (fd < 0) return "connect failed";
+  const std::string req =
+      absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: x\r\n\r\n");
+  send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  std::string r = ::pathwise::testing::ReadResponse(fd);
+  close(fd);
+  return r;
+}
+
+bool HostHasIpv6Loopback() {
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  close(fd);
+  return ok;
+}
+
+HttpRoutes Healthz() {
+  HttpRoutes routes;
+  routes["/healthz"] = [] { return HttpResponse{200, "text/plain", "ok\n"}; };
+  return routes;
+}
+
+// [::1] serves IPv6 only; [::] serves IPv6 and, dual-stack, IPv4; an
+// IPv4 address serves IPv4 only. The test machine must have IPv6 on
+// loopback (the kernel's default): without it the test fails, loudly.
+TEST(HttpServerIpv6, LoopbackAndDualStack) {
+  ASSERT_TRUE(HostHasIpv6Loopback())
+      << "this host has no IPv6 loopback (ipv6.disable=1?)";
+  auto v6 = HttpServer::Start("[::1]:0", Healthz());
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  const int p6 = (*v6)->ListeningPorts().at(0);
+  EXPECT_THAT(GetOver(Connect6("::1", p6), "/healthz"),
+              StartsWith("HTTP/1.1 200"));
+  EXPECT_EQ(Connect6("127.0.0.1", p6, AF_INET), -1);
+
+  auto dual = HttpServer::Start("[::]:0", Healthz());
+  ASSERT_TRUE(dual.ok()) << dual.status();
+  const int pd = (*dual)->ListeningPorts().at(0);
+  EXPECT_THAT(GetOver(Connect6("::1", pd), "/healthz"),
+              StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(GetOver(Connect6("127.0.0.1", pd, AF_INET), "/healthz"),
+              StartsWith("HTTP/1.1 200"));
+
+  // ":PORT" is every interface, as [::] where the host has IPv6.
+  auto any = HttpServer::Start(":0", Healthz());
+  ASSERT_TRUE(any.ok()) << any.status();
+  const int pa = (*any)->ListeningPorts().at(0);
+  EXPECT_THAT(GetOver(Connect6("::1", pa), "/healthz"),
+              StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(GetOver(Connect6("127.0.0.1", pa, AF_INET), "/healthz"),
+              StartsWith("HTTP/1.1 200"));
+
+  auto v4 = HttpServer::Start("127.0.0.1:0", Healthz());
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_EQ(Connect6("::1", (*v4)->ListeningPorts().at(0)), -1);
+}
+
+TEST(HttpServerIpv6, BadAddressesAreRefusedWithTheReason) {
+  EXPECT_THAT(std::string(
+                  HttpServer::Start("::1:9877", {}).status().message()),
+              HasSubstr("needs brackets"));
+  EXPECT_THAT(
+      std::string(HttpServer::Start("[::1]:99999", {}).status().message()),
+      HasSubstr("bad port"));
+}
+
+// Keep-alive: several requests over one connection, each answered in
+// turn (Prometheus scrapes over one kept connection).
+TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {
+  const int fd = ::pathwise::testing::Connect(port_);
+  ASSERT_GE(fd, 0);
+  for (int i = 0; i < 5; ++i) {
+    const std::string req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    ASSERT_EQ(send(fd, req.data(), req.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(req.size()));
+    const std::string r = ::pathwise::testing::ReadResponse(fd);
+    EXPECT_THAT(r, StartsWith("HTTP/1.1 503")) << i;
+    EXPECT_THAT(r, ::testing::Not(HasSubstr("Connection: close"))) << i;
+  }
+  // Pipelined: two requests in one segment, two answers in order.
+  const std::string two =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  send(fd, two.data(), two.size(), MSG_NOSIGNAL);
+  EXPECT_THAT(::pathwise::testing::ReadResponse(fd),
+              StartsWith("HTTP/1.1 503"));
+  EXPECT_THAT(::pathwise::testing::ReadResponse(fd),
+              StartsWith("HTTP/1.1 404"));
+  // Connection: close was honoured: the stream ends.
+  char b;
+  EXPECT_EQ(read(fd, &b, 1), 0);
+  close(fd);
+}
+
+// gzip when asked (Prometheus asks on every scrape), identity otherwise;
+// the compressed body is the text, smaller.
+TEST_F(HttpServerTest, GzipWhenTheClientAcceptsIt) {
+  const std::string plain = ::pathwise::testing::RawRequest(
+      port_, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_THAT(plain, ::testing::Not(HasSubstr("Content-Encoding")));
+  EXPECT_THAT(plain, HasSubstr("Vary: Accept-Encoding"));
+  const std::string gz = ::pathwise::testing::RawRequest(
+      port_,
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n");
+  EXPECT_THAT(gz, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(gz, HasSubstr("Content-Encoding: gzip"));
+  const std::string body = ::pathwise::testing::Body(gz);
+  ASSERT_GE(body.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(body[0]), 0x1f);  // gzip magic
+  EXPECT_EQ(static_cast<unsigned char>(body[1]), 0x8b);
+  EXPECT_LT(body.size() * 3, ::pathwise::testing::Body(plain).size());
+  // Small answers go as they are.
+  EXPECT_THAT(::pathwise::testing::RawRequest(
+                  port_,
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nAccept-Encoding: "
+                  "gzip\r\n\r\n"),
+              ::testing::Not(HasSubstr("Content-Encoding")));
+}
+
+TEST_F(HttpServerTest, ServerMetricsCountConnections) {
+  for (int i = 0; i < 3; ++i) Request(port_, "GET", "/healthz");
+  const HttpServerCounters& c = server_->counters();
+  EXPECT_GE(c.accepted.load(), 3u);
+  // The gauge follows a connection that is opened, then closed.
+  auto wait_for = [&](auto pred) {
+    for (int i = 0; i < 200 && !pred(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+  };
+  ASSERT_TRUE(wait_for([&] { return c.open.load() == 0; }));
+  const int fd = ::pathwise::testing::Connect(port_);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(wait_for([&] { return c.open.load() == 1; }));
+  close(fd);
+  EXPECT_TRUE(wait_for([&] { return c.open.load() == 0; }));
 }
 
 }  // namespace

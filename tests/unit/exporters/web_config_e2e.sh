@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # --web.config.file end to end against the pathwise binary: a throwaway CA
 # and certificates (openssl), bcrypt hashes (htpasswd), curl over TLS with
-# and without credentials and client certificates, Debian's prometheus
-# scraping over https with basic auth, and the one-line exit 2 for bad
-# files. Serves the host's /sys with --bpf=off, so it needs no root.
+# and without credentials and client certificates (every client_auth_type),
+# expired certificates on either side, TLS and plain HTTP on the wrong
+# port, gzip, IPv6, Debian's prometheus scraping over https with basic
+# auth, and the one-line exit 2 for bad files. Serves the host's /sys with
+# --bpf=off, so it needs no root.
 #   web_config_e2e.sh PATHWISE
 set -uo pipefail
 PW=$(realpath "$1")
@@ -59,21 +61,69 @@ tls_server_config:
   client_ca_file: ca.crt
 EOF
 
-# start CONFIG: serves on a free port; sets $port (empty if it never came up).
+cat >anycert.yml <<EOF
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_auth_type: RequireAnyClientCert
+EOF
+cat >request.yml <<EOF
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_auth_type: RequestClientCert
+http_server_config:
+  headers:
+    X-Frame-Options: deny
+    Strict-Transport-Security: max-age=31536000
+EOF
+# An expired server certificate and an expired client certificate, from
+# the same CA (openssl ca can date them in the past).
+mkdir -p cadb && : >cadb/index.txt && echo 01 >cadb/serial
+cat >ca.cnf <<'EOF'
+[ ca ]
+default_ca = x
+[ x ]
+database = cadb/index.txt
+new_certs_dir = cadb
+serial = cadb/serial
+default_md = sha256
+policy = p
+[ p ]
+commonName = supplied
+EOF
+past() {  # past CSR OUT: a certificate valid for one day in 2020
+  openssl ca -batch -config ca.cnf -cert ca.crt -keyfile ca.key -in "$1" -out "$2" \
+    -startdate 20200101000000Z -enddate 20200102000000Z -notext >/dev/null 2>&1
+}
+past server.csr expired-server.crt
+past client.csr expired-client.crt
+[[ -s expired-server.crt && -s expired-client.crt ]] || { echo "FAIL: openssl ca could not make expired certificates" >&2; exit 1; }
+cat >expired.yml <<EOF
+tls_server_config:
+  cert_file: expired-server.crt
+  key_file: server.key
+EOF
+
+# start CONFIG [HOST]: serves CONFIG (none: plain HTTP) on a free port of
+# HOST (127.0.0.1; [::1] for IPv6); sets $port (empty if it never came up).
+
 start() {
   port=""
-  local p pid
+  local p pid host=${2:-127.0.0.1} config=()
+  [[ $1 != none ]] && config=(--web.config.file="$1")
   for _ in $(seq 1 10); do
     p=$((20000 + RANDOM % 40000))
-    "$PW" serve --listen_address="127.0.0.1:$p" --web.config.file="$1" \
+    "$PW" serve --listen_address="$host:$p" "${config[@]}" \
       --bpf=off --sysfs_root=/sys --log_level=warn 2>"$tmp/serve.err" &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 1 50); do
       kill -0 "$pid" 2>/dev/null || break
-      # Any TLS handshake that completes (even a 401) means it is up.
-      if curl -s -o /dev/null --cacert ca.crt --cert client.crt --key client.key \
-        "https://127.0.0.1:$p/healthz"; then port=$p; return; fi
+      # Any answer (even a 401) means it is up; -k: the expired certificate.
+      if curl -s -o /dev/null -k --cert client.crt --key client.key \
+        "https://$host:$p/healthz" || { [[ $1 == none ]] &&
+        curl -s -o /dev/null "http://$host:$p/healthz"; }; then port=$p; return; fi
       sleep 0.1
     done
     kill "$pid" 2>/dev/null
@@ -120,10 +170,10 @@ else
   c=$(code --cacert ca.crt -u prom:s3cret "$url")
   [[ $c == 200 ]] && ok "still serving after the plain HTTP attempt" || fail "after plain HTTP -> $c"
   # min_version defaults to TLS12: a TLS 1.1 client (allowed to try by
-  # SECLEVEL=0) gets a protocol version alert; a default client gets 1.3.
+  # SECLEVEL=0) gets no session; a default client gets 1.3.
   v11=$(openssl s_client -connect "127.0.0.1:$port" -tls1_1 -cipher 'DEFAULT@SECLEVEL=0' </dev/null 2>&1)
   v13=$(openssl s_client -connect "127.0.0.1:$port" -CAfile ca.crt </dev/null 2>&1)
-  if grep -q 'alert protocol version' <<<"$v11" && grep -q '^New, TLSv1.3' <<<"$v13"; then
+  if grep -q 'Cipher is (NONE)' <<<"$v11" && grep -q '^New, TLSv1.3' <<<"$v13"; then
     ok "TLS 1.1 refused, TLS 1.3 negotiated"
   else
     fail "TLS versions: 1.1: $(grep -m1 -E 'New,|alert' <<<"$v11"); default: $(grep -m1 'New,' <<<"$v13")"
@@ -193,7 +243,90 @@ else
   [[ $c == 000 ]] && ok "optional client cert: another CA's -> refused" || fail "optional, stranger -> $c"
 fi
 
+# RequireAnyClientCert: a certificate is required but not verified.
+start anycert.yml
+if [[ -z $port ]]; then
+  fail "serve with $tmp/anycert.yml never came up"
+else
+  c=$(code --cacert ca.crt --cert stranger.crt --key stranger.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "any client cert: another CA's -> 200" || fail "anycert, stranger -> $c"
+  c=$(code --cacert ca.crt "https://127.0.0.1:$port/metrics")
+  [[ $c == 000 ]] && ok "any client cert: none -> handshake refused" || fail "anycert, none -> $c"
+fi
+
+# RequestClientCert: asked for, never required or verified; and the
+# configured security headers on every answer.
+start request.yml
+if [[ -z $port ]]; then
+  fail "serve with $tmp/request.yml never came up"
+else
+  c=$(code --cacert ca.crt "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "requested client cert: none -> 200" || fail "request, none -> $c"
+  c=$(code --cacert ca.crt --cert stranger.crt --key stranger.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "requested client cert: another CA's -> 200" || fail "request, stranger -> $c"
+  if grep -qi '^X-Frame-Options: deny' "$tmp/headers" &&
+    grep -qi '^Strict-Transport-Security: max-age=31536000' "$tmp/headers"; then
+    ok "http_server_config.headers on the answer"
+  else
+    fail "configured headers missing: $(cat "$tmp/headers")"
+  fi
+fi
+
+# Expired certificates: the client refuses an expired server certificate;
+# the server refuses an expired client certificate; neither sticks.
+start expired.yml
+if [[ -z $port ]]; then
+  fail "serve with $tmp/expired.yml never came up"
+else
+  rc=0; curl -s -o /dev/null --max-time 5 --cacert ca.crt "https://127.0.0.1:$port/healthz" || rc=$?
+  [[ $rc == 60 ]] && ok "expired server certificate: curl refuses it (rc 60)" || fail "expired server cert: curl rc $rc"
+  c=$(code -k "https://127.0.0.1:$port/healthz")
+  [[ $c == 200 || $c == 503 ]] && ok "still serving after the refused handshake" || fail "after expired -> $c"
+fi
+start mtls.yml
+if [[ -z $port ]]; then
+  fail "serve with $tmp/mtls.yml never came up"
+else
+  t0=$SECONDS
+  c=$(code --cacert ca.crt --cert expired-client.crt --key client.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 000 && $((SECONDS - t0)) -lt 5 ]] && ok "mTLS: expired client certificate -> refused at once" \
+    || fail "mTLS expired client cert -> $c after $((SECONDS - t0)) s"
+  c=$(code --cacert ca.crt --cert client.crt --key client.key "https://127.0.0.1:$port/metrics")
+  [[ $c == 200 ]] && ok "mTLS: still serving after it" || fail "mTLS after expired -> $c"
+fi
+
+# A TLS client on the plain port: a clear client-side error at once, and
+# the server goes on serving.
+start none
+if [[ -z $port ]]; then
+  fail "plain serve never came up"
+else
+  t0=$SECONDS; rc=0
+  curl -s -o /dev/null --max-time 5 -k "https://127.0.0.1:$port/healthz" || rc=$?
+  [[ $rc == 35 && $((SECONDS - t0)) -lt 5 ]] && ok "TLS to the plain port fails cleanly (curl rc 35)" \
+    || fail "TLS to the plain port: curl rc $rc after $((SECONDS - t0)) s"
+  c=$(code "http://127.0.0.1:$port/healthz")
+  [[ $c == 200 || $c == 503 ]] && ok "plain port still serving after it" || fail "plain after TLS -> $c"
+  # gzip as Prometheus asks for it: curl decodes it and the text is whole.
+  curl -s --compressed -D "$tmp/headers" -o "$tmp/body" --max-time 5 "http://127.0.0.1:$port/metrics"
+  if grep -qi '^Content-Encoding: gzip' "$tmp/headers" && grep -q '^pathwise_build_info{' "$tmp/body"; then
+    ok "gzip when asked, decoded by curl"
+  else
+    fail "gzip: $(cat "$tmp/headers")"
+  fi
+fi
+
+# IPv6: TLS with basic auth on [::1].
+start web.yml '[::1]'
+if [[ -z $port ]]; then
+  fail "serve on [::1] never came up: $(cat "$tmp/serve.err")"
+else
+  c=$(code -k -u prom:s3cret "https://[::1]:$port/metrics")
+  [[ $c == 200 ]] && ok "IPv6 [::1]: TLS and basic auth -> 200" || fail "IPv6 -> $c"
+fi
+
 # Bad files: exit 2, one line on stderr naming the problem.
+
 expect_bad() {
   local name=$1 pat=$2 file=$3 rc=0
   "$PW" serve --listen_address=127.0.0.1:0 --web.config.file="$file" --bpf=off \

@@ -60,6 +60,9 @@ tls_server_config:
   cipher_suites: []
 http_server_config:
   http2: false
+  headers:
+    X-Frame-Options: deny
+    Strict-Transport-Security: max-age=31536000
 basic_auth_users:
   alice: ')",
                                                             kAliceHash, R"('
@@ -71,7 +74,10 @@ basic_auth_users:
   EXPECT_EQ(c->tls->key_file, "/etc/pathwise/server.key");
   EXPECT_EQ(c->tls->client_ca_file, "ca.crt");
   EXPECT_EQ(c->tls->client_auth, ClientAuth::kRequireAndVerifyClientCert);
-  EXPECT_EQ(c->tls->civet_protocol_version, 4);
+  EXPECT_EQ(c->tls->min_version, 12);
+  EXPECT_EQ(c->tls->max_version, 13);
+  EXPECT_EQ(c->headers.at("X-Frame-Options"), "deny");
+  EXPECT_EQ(c->headers.size(), 2u);
   EXPECT_EQ(c->basic_auth_users.size(), 2u);
   EXPECT_EQ(c->basic_auth_users.at("bob"), kBobHash);
 }
@@ -83,18 +89,26 @@ TEST(ParseWebConfig, ClientAuthTypes) {
         "client_auth_type: ",
         type, "}"));
   };
-  ASSERT_TRUE(parse("VerifyClientCertIfGiven").ok());
-  EXPECT_EQ(parse("VerifyClientCertIfGiven")->tls->client_auth,
-            ClientAuth::kVerifyClientCertIfGiven);
-  // What civetweb cannot do is refused by name, with what to use instead.
-  for (const char* refused : {"RequestClientCert", "RequireAnyClientCert"}) {
-    absl::StatusOr<WebConfig> c = parse(refused);
-    ASSERT_FALSE(c.ok()) << refused;
-    EXPECT_THAT(c.status().message(), HasSubstr("not supported"));
-    EXPECT_THAT(c.status().message(),
-                HasSubstr("use VerifyClientCertIfGiven or "
-                          "RequireAndVerifyClientCert"));
+  const std::pair<const char*, ClientAuth> kTypes[] = {
+      {"VerifyClientCertIfGiven", ClientAuth::kVerifyClientCertIfGiven},
+      {"RequireAndVerifyClientCert", ClientAuth::kRequireAndVerifyClientCert},
+  };
+  for (const auto& [name, type] : kTypes) {
+    ASSERT_TRUE(parse(name).ok()) << name;
+    EXPECT_EQ(parse(name)->tls->client_auth, type);
   }
+  // The types that verify nothing take no CA, as in the toolkit.
+  auto parse_no_ca = [](const std::string& type) {
+    return ParseWebConfig(absl::StrCat(
+        "tls_server_config: {cert_file: c, key_file: k, client_auth_type: ",
+        type, "}"));
+  };
+  EXPECT_EQ(parse_no_ca("RequestClientCert")->tls->client_auth,
+            ClientAuth::kRequestClientCert);
+  EXPECT_EQ(parse_no_ca("RequireAnyClientCert")->tls->client_auth,
+            ClientAuth::kRequireAnyClientCert);
+  EXPECT_THAT(parse("RequireAnyClientCert").status().message(),
+              HasSubstr("does not verify client certificates"));
   EXPECT_THAT(parse("Whatever").status().message(),
               HasSubstr("unknown value \"Whatever\""));
 }
@@ -117,20 +131,23 @@ TEST(ParseWebConfig, RejectsWhatItCannotHonour) {
   EXPECT_THAT(
       Error("tls_server_config: {cert_file: c, key_file: k, client_ca_file: "
             "ca}"),
-      HasSubstr("client_auth_type is NoClientCert"));
+      HasSubstr("client_auth_type does not verify"));
   EXPECT_THAT(Error("tls_server_config: {cert: PEM, key_file: k}"),
               HasSubstr("inline PEM is not supported; use cert_file"));
   EXPECT_THAT(Error("tls_server_config: {cert_file: c, key_file: k, "
                     "client_allowed_sans: [a.example]}"),
               HasSubstr("not supported"));
   EXPECT_THAT(Error("tls_server_config: {cert_file: c, key_file: k, "
-                    "min_version: TLS13}"),
-              HasSubstr("TLS13 is not supported"));
+                    "min_version: TLS14}"),
+              HasSubstr("unknown version \"TLS14\""));
   EXPECT_THAT(Error("tls_server_config: {cert_file: c, key_file: k, "
-                    "max_version: TLS12}"),
-              HasSubstr("only TLS13"));
-  EXPECT_THAT(Error("http_server_config: {headers: {X-Frame-Options: deny}}"),
-              HasSubstr("not supported"));
+                    "min_version: TLS13, max_version: TLS12}"),
+              HasSubstr("min_version is above max_version"));
+  EXPECT_THAT(Error("http_server_config: {headers: {X-Powered-By: me}}"),
+              HasSubstr("not settable"));
+  EXPECT_THAT(
+      Error("http_server_config: {headers: {X-Frame-Options: \"a\\nb\"}}"),
+      HasSubstr("one line"));
   EXPECT_THAT(Error("rate_limit: {interval: 1s, burst: 1}"),
               HasSubstr("not supported"));
   EXPECT_THAT(Error("basic_auth_users: {}\nbasic_auth_users: {}\n"),
@@ -235,7 +252,7 @@ TEST(HttpServerBasicAuth, EveryPathNeedsCredentials) {
   routes["/metrics"] = [] { return HttpResponse{200, "text/plain", "m\n"}; };
   routes["/healthz"] = [] { return HttpResponse{200, "text/plain", "ok\n"}; };
   auto server = HttpServer::Start("127.0.0.1:0", std::move(routes),
-                                  {.num_threads = 2, .web = web});
+                                  {.web = web});
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->ListeningPorts()[0];
   auto get = [port](const std::string& path, const std::string& auth) {
