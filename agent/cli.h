@@ -46,7 +46,7 @@ struct Options {
   // serve: HTTP connections held at once, and by one client address (an
   // IPv6 /64); 0 per client: no limit (exporters::HttpServerOptions).
   int web_max_connections = 1024;
-  int web_max_connections_per_client = 32;
+  int web_max_connections_per_client = 512;
   absl::Duration interval = absl::Seconds(1);
   std::string sysfs_root = "/sys";
   BpfMode bpf = BpfMode::kAuto;

@@ -4,7 +4,8 @@
 // a scraper fetches /metrics (gzip, a fresh connection each time) from
 // another address, then from the attacker's own.
 //
-//   bench_http_attack [--scrapes N] [--out FILE]
+//   bench_http_attack [--scrapes N] [--out FILE] [--tls no|yes|both]
+//                     [--scraper other|same|both] [--event_threads N]
 //
 // Prints (and writes to FILE) the scrape latency quantiles, failures and
 // what the server closed; exits 1 if any scrape failed.
@@ -33,6 +34,9 @@ namespace {
 int Main(int argc, char** argv) {
   int scrapes = 1000;
   std::string out;
+  std::string tls_arg = "both";
+  std::string scraper_arg = "both";
+  int event_threads = exporters::HttpServerOptions{}.event_threads;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--scrapes" && absl::SimpleAtoi(argv[i + 1], &scrapes)) {
@@ -42,7 +46,21 @@ int Main(int argc, char** argv) {
       out = argv[i + 1];
       continue;
     }
-    std::cerr << "usage: bench_http_attack [--scrapes N] [--out FILE]\n";
+    if (flag == "--tls") {
+      tls_arg = argv[i + 1];
+      continue;
+    }
+    if (flag == "--event_threads" &&
+        absl::SimpleAtoi(argv[i + 1], &event_threads)) {
+      continue;
+    }
+    if (flag == "--scraper") {
+      scraper_arg = argv[i + 1];
+      continue;
+    }
+    std::cerr << "usage: bench_http_attack [--scrapes N] [--out FILE] "
+                 "[--tls no|yes|both] [--scraper other|same|both] "
+                 "[--event_threads N]\n";
     return 2;
   }
   rlimit files{};
@@ -79,10 +97,15 @@ int Main(int argc, char** argv) {
       "req_tmo");
   bool all_ok = true;
   for (bool tls : {false, true}) {
+    if (tls_arg != "both" && tls_arg != (tls ? "yes" : "no")) continue;
     for (bool nat : {false, true}) {
+      if (scraper_arg != "both" && scraper_arg != (nat ? "same" : "other")) {
+        continue;
+      }
       auto counters = std::make_shared<exporters::HttpServerCounters>();
       exporters::HttpServerOptions options;
       options.counters = counters;
+      options.event_threads = event_threads;
       if (tls) {
         exporters::TlsServerConfig t;
         t.cert_file = d + "/c";
@@ -117,7 +140,10 @@ int Main(int argc, char** argv) {
               counters->Refused(exporters::RefuseReason::kRequestTimeout)));
       std::cout << line << std::flush;
       report << line;
-      if (r.failed > 0) report << "#   first failure: " << r.first_failure << "\n";
+      if (r.failed > 0) {
+        report << "#   first failure: " << r.first_failure << "\n";
+        std::cout << "#   first failure: " << r.first_failure << "\n";
+      }
     }
   }
   report << "# attacker: connections the attacker opened; client_lim, "

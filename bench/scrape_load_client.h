@@ -45,7 +45,8 @@ struct ScrapeLoadResult {
 // `from` (host order; 0: the kernel's choice, 127.0.0.1); "" on success
 // (body size in *bytes), else why it failed.
 inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
-                              size_t* bytes, uint32_t from = 0) {
+                              size_t* bytes, uint32_t from = 0,
+                              bool gzip = false) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return "socket failed";
   timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -68,7 +69,8 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
   } else {
     const std::string req =
         "GET " + path +
-        " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+        " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" +
+        (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
     if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
       err = "write failed";
     } else {
@@ -105,11 +107,13 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
 
 // `clients` concurrent scrapers, client c from the loopback address
 // 127.0.1.(c + 1) (so up to 254), as that many scrapers on as many hosts:
-// the server limits the connections of one address.
+// the server limits the connections of one address. With `gzip`, each asks
+// for gzip as Prometheus does (the body is then the compressed one).
 inline ScrapeLoadResult RunScrapeLoad(int port, const std::string& path,
                                       int clients,
                                       std::chrono::milliseconds duration,
-                                      int timeout_ms = 10000) {
+                                      int timeout_ms = 10000,
+                                      bool gzip = false) {
   using Clock = std::chrono::steady_clock;
   ScrapeLoadResult result;
   std::mutex mu;
@@ -124,7 +128,8 @@ inline ScrapeLoadResult RunScrapeLoad(int port, const std::string& path,
       size_t bytes = 0;
       while (Clock::now() < stop) {
         const Clock::time_point t0 = Clock::now();
-        std::string err = ScrapeOnce(port, path, timeout_ms, &bytes, from);
+        std::string err =
+            ScrapeOnce(port, path, timeout_ms, &bytes, from, gzip);
         const double ms =
             std::chrono::duration<double, std::milli>(Clock::now() - t0)
                 .count();

@@ -91,7 +91,7 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "HTTP connections one client address (IPv6: /64) may hold; "
                  "0: no limit")
       ->type_name("N")
-      ->default_str("32");
+      ->default_str("512");
   app.add_option("--histogram_buckets", f->histogram_buckets,
                  "classic buckets of the text exposition's latency "
                  "histograms: coarse or fine")

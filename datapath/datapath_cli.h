@@ -62,7 +62,7 @@ struct DatapathOptions {
   std::string listen_address = ":9879";
   std::string web_config_file;  // "" for plain HTTP without auth
   int web_max_connections = 1024;
-  int web_max_connections_per_client = 32;
+  int web_max_connections_per_client = 512;
   exporters::HistogramBuckets histogram_buckets =
       exporters::HistogramBuckets::kCoarse;
   // pathwise_build_info's labels (the binary's version).
@@ -93,7 +93,7 @@ struct DatapathFlags {
   std::string listen_address = ":9879";
   std::string web_config_file;
   int web_max_connections = 1024;
-  int web_max_connections_per_client = 32;
+  int web_max_connections_per_client = 512;
   std::string histogram_buckets = "coarse";
   std::string ana_interval = "10s";
   std::string sysfs_root = "/sys";

@@ -62,7 +62,7 @@ struct HttpServerCounters {
 
 struct ConnLimits {
   int max_total = 1024;
-  int max_per_client = 32;  // 0: no per-address limit
+  int max_per_client = 512;  // 0: no per-address limit
   // From accept (or from the first byte of a later request on a kept-alive
   // connection) to the end of the request's headers, TLS handshake included.
   absl::Duration request_timeout = absl::Seconds(2);

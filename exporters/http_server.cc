@@ -1,10 +1,6 @@
 #include "exporters/http_server.h"
 
-#include <gnutls/gnutls.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
-#include <linux/tcp.h>  // tcp_info with tcpi_bytes_received (glibc's is older)
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,47 +23,17 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
-#include "exporters/basic_auth.h"
-#include "exporters/fair_pool.h"
 #include "exporters/http_gzip.h"
+#include "exporters/http_server_impl.h"
 #include "exporters/listen_socket.h"
 #include "spdlog/spdlog.h"
 
 namespace pathwise::exporters {
 namespace {
 
-// What the server knows of one connection (libmicrohttpd's socket
-// context), from accept to close.
-struct Conn {
-  ConnGuard::Id id = 0;
-  int fd = -1;
-  std::string client = "?";  // ClientKey
-};
-
-// One request's progress (libmicrohttpd's request context): the handler
-// runs on the pool while the connection is suspended, then the answer is
-// queued when libmicrohttpd calls back on the connection's own thread.
-struct Request {
-  enum class State { kNew, kRunning, kReady };
-  State state = State::kNew;
-  Conn* conn = nullptr;
-  HttpResponse response;
-  bool head = false;
-  bool gzip = false;  // the client accepts gzip
-  // The answer's body gzipped (by the handler thread), when sent so.
-  std::shared_ptr<const std::string> gz;
-};
-
-std::optional<uint64_t> BytesReceived(int fd) {
-  tcp_info info{};
-  socklen_t len = sizeof(info);
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 ||
-      len < offsetof(tcp_info, tcpi_bytes_received) +
-                sizeof(info.tcpi_bytes_received)) {
-    return std::nullopt;
-  }
-  return info.tcpi_bytes_received;
-}
+using http_internal::BytesReceived;
+using http_internal::Conn;
+using http_internal::Request;
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -108,160 +74,7 @@ std::optional<std::string> DecodePath(const std::string& raw) {
   return out;
 }
 
-// VerifyClientCertIfGiven, during the handshake: a client without a
-// certificate passes; one with a certificate that does not verify against
-// client_ca_file (or has expired) fails the handshake.
-int VerifyIfGiven(gnutls_session_t session) {
-  unsigned n = 0;
-  if (gnutls_certificate_get_peers(session, &n) == nullptr || n == 0) return 0;
-  unsigned status = 0;
-  if (gnutls_certificate_verify_peers2(session, &status) < 0 || status != 0) {
-    return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
-  }
-  return 0;
-}
-
-// A fixed status line and a short body: nothing of the request in it.
-constexpr char kRefusal[] =
-    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-    "Content-Length: 26\r\nConnection: close\r\n\r\n"
-    "too many connections open\n";
-
 }  // namespace
-
-struct HttpServer::Impl {
-  HttpRoutes routes;
-  HttpServerOptions options;
-  std::shared_ptr<HttpServerCounters> counters;
-  std::unique_ptr<BasicAuthenticator> auth;
-  bool tls = false;
-  ClientAuth client_auth = ClientAuth::kNoClientCert;
-  std::string cert, key, ca, priorities;
-  int listen_fd = -1;
-  int port = 0;
-  MHD_Daemon* daemon = nullptr;
-  std::atomic<uint64_t> next_id{1};
-
-  absl::Mutex mu;
-  ConnGuard guard ABSL_GUARDED_BY(mu);
-
-  // The last shared answer compressed, so concurrent and repeated scrapes
-  // of one rendering compress it once.
-  absl::Mutex gzip_mu;
-  std::weak_ptr<const std::string> gzip_source ABSL_GUARDED_BY(gzip_mu);
-  std::shared_ptr<const std::string> gzip_body ABSL_GUARDED_BY(gzip_mu);
-
-  std::unique_ptr<FairPool> pool;
-  absl::Notification stop_reaper;
-  std::thread reaper;
-  std::atomic<bool> running{false};
-  std::string last_error;  // libmicrohttpd's last message during start
-
-  explicit Impl(const HttpServerOptions& o)
-      : options(o),
-        guard(ConnLimits{
-            .max_total = o.max_connections,
-            .max_per_client = o.max_connections_per_client,
-            .request_timeout = absl::Milliseconds(o.request_timeout_ms),
-            .write_timeout = absl::Milliseconds(o.write_timeout_ms),
-            .idle_timeout = absl::Milliseconds(o.idle_timeout_ms)}) {}
-
-  void Started(MHD_Connection* c, void** socket_context);
-  void Closed(void* socket_context);
-  MHD_Result OnRequest(MHD_Connection* c, const char* url, const char* method,
-                       size_t* upload_size, void** req_cls);
-  void Completed(void** req_cls);
-  void Run(Request* r, MHD_Connection* c, std::string path, std::string query,
-           std::string accept, const char* authorization);
-  MHD_Result Queue(MHD_Connection* c, Request* r);
-  std::shared_ptr<const std::string> Compressed(const HttpResponse& r);
-  void Reap();
-  // Shuts `fd` down both ways: libmicrohttpd then sees the end of the
-  // stream, or an error, on its next read or write, and closes it.
-  static void Shut(int fd) { shutdown(fd, SHUT_RDWR); }
-};
-
-void HttpServer::Impl::Started(MHD_Connection* c, void** socket_context) {
-  auto* conn = new Conn;
-  *socket_context = conn;
-  conn->id = next_id++;
-  const MHD_ConnectionInfo* fd =
-      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  conn->fd = fd != nullptr ? fd->connect_fd : -1;
-  const MHD_ConnectionInfo* addr =
-      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-  if (addr != nullptr && addr->client_addr != nullptr) {
-    const size_t len = addr->client_addr->sa_family == AF_INET6
-                           ? sizeof(sockaddr_in6)
-                           : sizeof(sockaddr_in);
-    conn->client = ClientKey(addr->client_addr, len);
-  }
-  counters->accepted++;
-  counters->open++;
-  if (tls && client_auth != ClientAuth::kNoClientCert) {
-    // libmicrohttpd asks for a certificate only when given a CA, and never
-    // requires or verifies one: set what client_auth_type says on the
-    // session before its handshake, so GnuTLS fails the handshake itself
-    // (as Go's crypto/tls does) instead of a request learning it later.
-    const MHD_ConnectionInfo* s =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-    if (s != nullptr && s->tls_session != nullptr) {
-      auto* session = static_cast<gnutls_session_t>(s->tls_session);
-      const bool required =
-          client_auth == ClientAuth::kRequireAnyClientCert ||
-          client_auth == ClientAuth::kRequireAndVerifyClientCert;
-      gnutls_certificate_server_set_request(
-          session, required ? GNUTLS_CERT_REQUIRE : GNUTLS_CERT_REQUEST);
-      if (client_auth == ClientAuth::kRequireAndVerifyClientCert) {
-        gnutls_session_set_verify_cert(session, nullptr, 0);
-      } else if (client_auth == ClientAuth::kVerifyClientCertIfGiven) {
-        // GnuTLS's own check would also refuse a client that sends none.
-        gnutls_session_set_verify_function(session, &VerifyIfGiven);
-      }
-    }
-  }
-  absl::MutexLock lock(&mu);
-  ConnGuard::Admission a = guard.Admit(conn->id, conn->client, conn->fd,
-                                       absl::Now(), &BytesReceived);
-  for (const auto& [victim, reason] : a.evict) {
-    counters->CountRefused(reason);
-    Shut(guard.Handle(victim));
-  }
-  if (!a.admitted) {
-    counters->CountRefused(a.reason);
-    // Nothing has been read or written yet: on plain HTTP the client gets
-    // a fixed 503 if its socket takes it at once; on TLS only the close.
-    if (!tls) {
-      [[maybe_unused]] ssize_t n = send(conn->fd, kRefusal, sizeof(kRefusal) - 1,
-                                        MSG_DONTWAIT | MSG_NOSIGNAL);
-    }
-    Shut(conn->fd);
-  }
-}
-
-void HttpServer::Impl::Closed(void* socket_context) {
-  auto* conn = static_cast<Conn*>(socket_context);
-  if (conn == nullptr) return;
-  counters->open--;
-  {
-    // Before libmicrohttpd closes the descriptor: past this point the
-    // reaper and evictions no longer touch it.
-    absl::MutexLock lock(&mu);
-    guard.Closed(conn->id);
-  }
-  delete conn;
-}
-
-void HttpServer::Impl::Reap() {
-  while (!stop_reaper.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
-    absl::MutexLock lock(&mu);
-    for (const auto& [id, reason] :
-         guard.Sweep(absl::Now(), &BytesReceived)) {
-      if (reason) counters->CountRefused(*reason);
-      Shut(guard.Handle(id));
-    }
-  }
-}
 
 MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
                                        const char* method, size_t* upload_size,
@@ -503,10 +316,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
       {MHD_OPTION_LISTEN_SOCKET, *fd, nullptr},
       {MHD_OPTION_THREAD_POOL_SIZE,
        static_cast<intptr_t>(std::max(1, options.event_threads)), nullptr},
-      // libmicrohttpd's own cap, above ours: connections told to close
-      // still count until they are gone.
+      // libmicrohttpd's own cap, split evenly over the event threads, must
+      // never bind before ours (it refuses silently, and connections told
+      // to close still count until they are gone): each thread may hold
+      // all of ours.
       {MHD_OPTION_CONNECTION_LIMIT,
-       static_cast<intptr_t>(2 * options.max_connections + 64), nullptr},
+       static_cast<intptr_t>(std::max(1, options.event_threads) *
+                             (options.max_connections + 64)),
+       nullptr},
       // Its idle timeout backs up the reaper's.
       {MHD_OPTION_CONNECTION_TIMEOUT,
        static_cast<intptr_t>(options.idle_timeout_ms / 1000 + 1), nullptr},

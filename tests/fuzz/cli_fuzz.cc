@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agent/cli.h"
-#include "exporters/http_server.h"
+#include "exporters/listen_socket.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args;
@@ -31,10 +31,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
   } else if (o->command == pathwise::agent::Command::kServe) {
-    (void)pathwise::exporters::ToCivetListeningPorts(o->listen_address);
+    if (!pathwise::exporters::ParseListenAddress(o->listen_address).ok()) {
+      __builtin_trap();  // accepted by the flag, refused by the server
+    }
   }
   for (const std::string& a : args) {
-    (void)pathwise::exporters::ToCivetListeningPorts(a);
+    (void)pathwise::exporters::ParseListenAddress(a);
   }
   return 0;
 }

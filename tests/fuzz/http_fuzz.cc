@@ -1,5 +1,5 @@
 // Fuzzes the agent's HTTP endpoint in process: the real HttpServer
-// (civetweb) with the agent's routes (exporters/http_routes.h) over a
+// (libmicrohttpd) with the agent's routes (exporters/http_routes.h) over a
 // snapshot, listening on loopback; each input is sent as is on a fresh
 // connection, as a hostile client would (method, path, query, headers,
 // bodies, binary junk). The server must answer or close within a bound,
@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
+#include "exporters/http_gzip.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "model/health.h"
@@ -35,7 +36,7 @@ struct Fixture {
   int port = 0;
 };
 
-// One server for the whole run: starting civetweb per input would measure
+// One server for the whole run: starting one per input would measure
 // thread creation, not request handling. Never destroyed (its worker
 // threads would outlive a static destructor's order).
 Fixture* Get() {
@@ -100,13 +101,17 @@ bool Exchange(int port, const uint8_t* data, size_t size, std::string& out) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The input as an Accept-Encoding value too (the server negotiates gzip
+  // with it); any answer is fine, a crash is not.
+  (void)ex::AcceptsGzip(
+      absl::string_view(reinterpret_cast<const char*>(data), size));
   Fixture* f = Get();
   std::string response;
   if (!Exchange(f->port, data, size, response)) __builtin_trap();  // a hang
   // An answer starts with a well-formed status line, "HTTP/1.x NNN reason"
   // in printable ASCII (nothing of the request echoed into it), and is
   // never a failure of the agent's handlers (500) or of its health (503:
-  // the fixture is healthy); civetweb's protocol answers (400, 505, ...)
+  // the fixture is healthy); the server's protocol answers (400, 505, ...)
   // are fine.
   if (!response.empty()) {
     const absl::string_view r(response);

@@ -146,15 +146,14 @@ window() {
     "$(median_col 5 <<<"$lines") $(median_col 4 <<<"$lines" | awk '{ printf "%.1f", $1 * 1000 }')"
 }
 
-# warm_workers: every worker thread of the HTTP server serves /metrics once:
-# 160 connections (more than there are workers), each from its own loopback
-# address (the server takes at most --web.max_connections_per_client from
-# one), are opened first, so that each worker takes one and waits for its
-# request, then each sends its request. What a worker touches when it first
-# serves (its stack pages, glibc's per-thread cache of freed blocks) stays
-# with it: that is warm-up, not growth. The 1 scrape/s of the warm-up then
-# has every worker render a new /metrics once (civetweb hands connections
-# to its workers in turn).
+# warm_workers: every handler thread of the HTTP server serves /metrics at
+# least once before the start sample: 160 connections, each from its own
+# loopback address, are opened first, then each sends its request, so the
+# requests arrive together and every handler thread takes some. What a
+# thread touches when it first serves (its stack pages, glibc's
+# per-thread cache of freed blocks) stays with it: that is warm-up, not
+# growth. (The former thread-per-connection server had 32 workers to
+# warm; the current one has 4 handler and 2 event threads.)
 warm_workers() {
   python3 - "$1" <<'PY'
 import socket, sys
@@ -365,7 +364,7 @@ say "$(printf 'scrape (ms)      %10s %8s  (median of 5; during faults p50 %s, p9
 say "scrapes: $nscrapes, $nfailed failed (no 200 within 5 s)"
 say "counters: $ncounters series checked, $nback went backwards, $nrestart restarted after being absent"
 say "collectors failed at the end: ${failed1/-/none}"
-say "HTTP connections refused (client limit): $(awk '/^pathwise_http_connections_refused_total/ { print $2 }' "$TB_OUT/end.prom")"
+say "HTTP connections refused: $(awk '/^pathwise_http_connections_refused_total\{/ { sub(/.*reason="/, ""); sub(/"\}/, ""); printf "%s %s, ", $1, $2 }' "$TB_OUT/end.prom" | sed 's/, $//')"
 say "fio: $fio_ios reads, error $fio_err$([[ $fio_ok == 1 ]] || echo ", exited before the end")"
 
 bad=()

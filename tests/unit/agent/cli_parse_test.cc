@@ -32,7 +32,7 @@ TEST(CliParseTest, ServeIsTheDefaultWithTheFlagDefaults) {
     const Options o = Parse(args);
     EXPECT_EQ(o.command, Command::kServe);
     EXPECT_EQ(o.listen_address, ":9877");
-    EXPECT_EQ(o.web_max_connections_per_client, 32);
+    EXPECT_EQ(o.web_max_connections_per_client, 512);
   EXPECT_EQ(o.web_max_connections, 1024);
     EXPECT_EQ(o.interval, absl::Seconds(1));
     EXPECT_EQ(o.sysfs_root, "/sys");
@@ -207,7 +207,7 @@ TEST(CliParseTest, ListenAddressSyntaxIsCheckedAtParseTime) {
   EXPECT_EQ(Error({"--listen_address=:99999"}),
             "invalid value \":99999\" for --listen_address: bad port "
             "\"99999\"");
-  // civetweb's own reading would listen on 231.1.1.1.
+  // A lenient reading (sscanf) would listen on 231.1.1.1.
   EXPECT_EQ(Error({"--listen_address=999.1.1.1:9877"}),
             "invalid value \"999.1.1.1:9877\" for --listen_address: bad IPv4 "
             "address \"999.1.1.1\" (want four numbers 0..255)");

@@ -1,7 +1,7 @@
-// civetweb's own error answers (requests it cannot parse) go through the
-// server's error handler: a fixed status line with nothing of the request in
-// it (found by tests/fuzz/fuzz_http: the request's version token, CR/LF
-// included, was echoed into the status line).
+// The server's own error answers (requests it cannot parse) have a fixed
+// status line with nothing of the request in it (tests/fuzz/fuzz_http once
+// found the former civetweb server echoing the request's version token,
+// CR/LF included, into its status line).
 #include <memory>
 #include <string>
 

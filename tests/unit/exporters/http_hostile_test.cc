@@ -287,10 +287,12 @@ TEST(HttpHostile, OneClientsStalledConnectionsDoNotStopAnother) {
   }
   ASSERT_GE(files.rlim_cur, 1024u) << "too few descriptors for the test";
   auto counters = std::make_shared<HttpServerCounters>();
-  const Served served({.counters = counters});
+  // A per-address limit below the attacker's 500, so that it is enforced.
+  const HttpServerOptions limited{.max_connections_per_client = 32,
+                                  .counters = counters};
+  const Served served(limited);
   const int port = served.port();
   ASSERT_GT(port, 0);
-  const HttpServerOptions defaults;
 
   std::atomic<bool> stop{false};
   std::atomic<int> opened{0};
@@ -366,7 +368,7 @@ TEST(HttpHostile, OneClientsStalledConnectionsDoNotStopAnother) {
 
   // The attacker's connections beyond its 32 were pushed out and counted.
   EXPECT_GE(counters->Refused(RefuseReason::kClientLimit),
-            static_cast<uint64_t>(500 - defaults.max_connections_per_client));
+            static_cast<uint64_t>(500 - limited.max_connections_per_client));
 }
 
 // Malformed requests get a 4xx and the server keeps serving.
