@@ -160,10 +160,15 @@ void ConnGuard::RequestDone(Id id, absl::Time now, uint64_t bytes_in) {
 }
 
 std::vector<std::pair<ConnGuard::Id, std::optional<RefuseReason>>>
-ConnGuard::Sweep(absl::Time now, const BytesIn& bytes_in) {
+ConnGuard::Sweep(absl::Time now, const BytesIn& bytes_in,
+                 const PeerGone& peer_gone) {
   std::vector<std::pair<Id, std::optional<RefuseReason>>> out;
   for (auto& [id, c] : conns_) {
     if (c.closing) continue;
+    if (c.phase != Phase::kAnswering && peer_gone(c.handle)) {
+      out.push_back({id, std::nullopt});
+      continue;
+    }
     const absl::Duration age = now - c.since;
     switch (c.phase) {
       case Phase::kAnswering:

@@ -107,12 +107,18 @@ class ConnGuard {
   // mark beyond which a byte means the next request has begun).
   void RequestDone(Id id, absl::Time now, uint64_t bytes_in);
 
+  // Whether the client has closed its side (sent FIN), by handle.
+  using PeerGone = std::function<bool(int handle)>;
+
   // Connections past a deadline, to close. `bytes_in(handle)` reads how
   // much a kept-alive connection has received (nullopt if unknown).
   // Returned connections count as closed from now on; an idle kept-alive
-  // connection past idle_timeout comes back as nullopt reason.
+  // connection past idle_timeout comes back as nullopt reason, and so
+  // does one without a request in progress whose client has closed its
+  // side (`peer_gone`): it will send nothing more, and libmicrohttpd,
+  // which reads on edges, may not see that end until the deadline.
   std::vector<std::pair<Id, std::optional<RefuseReason>>> Sweep(
-      absl::Time now, const BytesIn& bytes_in);
+      absl::Time now, const BytesIn& bytes_in, const PeerGone& peer_gone);
 
   // The caller's handle of a connection still known, else -1.
   int Handle(Id id) const;

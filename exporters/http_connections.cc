@@ -31,6 +31,17 @@ std::optional<uint64_t> BytesReceived(int fd) {
 }  // namespace http_internal
 namespace {
 
+// TCP_CLOSE_WAIT of the kernel's include/net/tcp_states.h (not in the uapi
+// headers): the peer has sent its FIN.
+constexpr uint8_t kTcpCloseWait = 8;
+
+bool PeerClosed(int fd) {
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+         info.tcpi_state == kTcpCloseWait;
+}
+
 using http_internal::BytesReceived;
 using http_internal::Conn;
 
@@ -128,10 +139,11 @@ void HttpServer::Impl::Closed(void* socket_context) {
 }
 
 void HttpServer::Impl::Reap() {
-  while (!stop_reaper.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
+  while (!stop_reaper.WaitForNotificationWithTimeout(
+      absl::Milliseconds(options.sweep_interval_ms))) {
     absl::MutexLock lock(&mu);
     for (const auto& [id, reason] :
-         guard.Sweep(absl::Now(), &BytesReceived)) {
+         guard.Sweep(absl::Now(), &BytesReceived, &PeerClosed)) {
       if (reason) counters->CountRefused(*reason);
       Shut(guard.Handle(id));
     }

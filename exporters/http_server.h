@@ -117,6 +117,9 @@ struct HttpServerOptions {
   // A kept-alive connection waiting for its next request; longer than a
   // scrape interval, so Prometheus keeps one connection.
   int idle_timeout_ms = 120000;
+  // How often deadlines are checked (and clients that closed their side
+  // without a whole request let go): the deadlines above hold to within it.
+  int sweep_interval_ms = 200;
   // Connections accepted by the kernel but not yet by the server.
   int listen_backlog = 1024;
   // Request line plus headers; a longer request is answered 431 (or 414

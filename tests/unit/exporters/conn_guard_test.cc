@@ -32,6 +32,7 @@ using ::testing::Pair;
 const absl::Time kT0 = absl::FromUnixSeconds(1000);
 
 std::optional<uint64_t> NoBytes(int) { return 0; }
+bool NotGone(int) { return false; }
 
 TEST(ConnGuard, AClientAtItsLimitPushesOutItsLongestWaitingConnection) {
   ConnGuard g({.max_total = 100, .max_per_client = 3});
@@ -82,6 +83,19 @@ TEST(ConnGuard, TheTotalLimitTakesFromTheAddressHoldingMost) {
   EXPECT_EQ(g.open_from("scraper"), 1);
 }
 
+// A client that closed its side without a request in progress is let go
+// at the next sweep, not at its deadline; one being answered is not.
+TEST(ConnGuard, ClientsThatHaveGoneAreLetGo) {
+  ConnGuard g({});
+  g.Admit(1, "a", 1, kT0, NoBytes);  // sent half a request, then FIN
+  g.Admit(2, "a", 2, kT0, NoBytes);  // FIN after a whole request
+  g.RequestStarted(2, kT0);
+  auto gone = [](int) { return true; };
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(200), NoBytes, gone),
+              ElementsAre(Pair(1u, std::nullopt)));
+  EXPECT_EQ(g.open(), 1);
+}
+
 // Silent connections (nothing received) go before ones that have sent
 // something, whatever their age: a scraper mid-handshake survives a flood
 // of silent sockets from its own address.
@@ -122,24 +136,24 @@ TEST(ConnGuard, DeadlinesOnAFakeClock) {
     bytes[id] = 100;
   }
   g.RequestStarted(4, kT0 + absl::Milliseconds(10));
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(1), in), IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(1), in, NotGone), IsEmpty());
   bytes[3] = 101;  // one byte of the next request
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(2), in), IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(2), in, NotGone), IsEmpty());
   // The silent one is past the request deadline from accept.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(2100), in),
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(2100), in, NotGone),
               ElementsAre(Pair(1u, RefuseReason::kRequestTimeout)));
   // The slow sender, 2 s after its first byte was seen.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(4100), in),
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(4100), in, NotGone),
               ElementsAre(Pair(3u, RefuseReason::kRequestTimeout)));
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(11), in),
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(11), in, NotGone),
               ElementsAre(Pair(4u, RefuseReason::kWriteTimeout)));
   // The idle kept-alive one lasts the idle timeout, and is no refusal.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(100), in), IsEmpty());
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(121), in),
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(100), in, NotGone), IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(121), in, NotGone),
               ElementsAre(Pair(2u, std::nullopt)));
   EXPECT_EQ(g.open(), 0);
   // Each is reported once.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(500), in), IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(500), in, NotGone), IsEmpty());
 }
 
 TEST(ConnGuard, ANewConnectionMustSendItsFirstRequestInTime) {
@@ -147,7 +161,7 @@ TEST(ConnGuard, ANewConnectionMustSendItsFirstRequestInTime) {
   g.Admit(1, "a", 1, kT0, NoBytes);
   g.RequestStarted(1, kT0 + absl::Seconds(1));
   // Answering: the write deadline applies, not the request deadline.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(5), NoBytes), IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Seconds(5), NoBytes, NotGone), IsEmpty());
 }
 
 TEST(ClientKey, Ipv4AsIsIpv6ByItsSlash64) {

@@ -24,6 +24,18 @@
 namespace pathwise::exporters {
 namespace {
 
+// The bounds of the issue-level promise, and of the sanitizer build, where
+// ASan makes the server's own code several times slower (p50 120 ms there
+// against 1 ms): that run is for memory errors, and checks every scrape
+// succeeds within these wider bounds.
+#ifdef PATHWISE_SANITIZED
+constexpr double kP99BoundMs = 2000;
+constexpr double kMaxNatBoundMs = 5000;
+#else
+constexpr double kP99BoundMs = 100;
+constexpr double kMaxNatBoundMs = 1000;
+#endif
+
 // A self-signed certificate and key for localhost, made by openssl.
 class TlsFiles {
  public:
@@ -114,7 +126,7 @@ TEST_P(HttpAttackTest, AnotherAddressIsServedWithinItsP99) {
   EXPECT_EQ(r.silent_open, 1000);
   EXPECT_EQ(r.failed, 0) << r.first_failure;
   EXPECT_EQ(r.latency_ms.size(), 100u);
-  EXPECT_LE(r.QuantileMs(0.99), 100.0);
+  EXPECT_LE(r.QuantileMs(0.99), kP99BoundMs);
   EXPECT_GT(r.body_bytes, 10000u);
   // The attack was real: the server pushed out all but the address's 32,
   // over and over as the attacker reopened them, and counted each.
@@ -129,7 +141,7 @@ TEST_P(HttpAttackTest, TheAttackersOwnAddressIsServedWithinASecond) {
   SCOPED_TRACE(Describe(r));
   EXPECT_EQ(r.failed, 0) << r.first_failure;
   EXPECT_EQ(r.latency_ms.size(), 100u);
-  EXPECT_LE(r.QuantileMs(1), 1000.0);
+  EXPECT_LE(r.QuantileMs(1), kMaxNatBoundMs);
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndTls, HttpAttackTest, ::testing::Bool(),

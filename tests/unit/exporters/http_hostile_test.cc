@@ -408,6 +408,25 @@ TEST_F(HttpHostileTest, MalformedRequestsGet4xx) {
   EXPECT_TRUE(ServedWithin(port_, std::chrono::seconds(2)));
 }
 
+// A client that sends half a request and closes its side will send
+// nothing more: the server lets the connection go at its next sweep
+// (200 ms), not at the 2 s request deadline.
+TEST_F(HttpHostileTest, AHalfClosedPartialRequestIsLetGoAtOnce) {
+  const int fd = Connect(port_);
+  ASSERT_GE(fd, 0);
+  const std::string partial = "GET /metr";
+  ASSERT_EQ(send(fd, partial.data(), partial.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(partial.size()));
+  const Clock::time_point t0 = Clock::now();
+  shutdown(fd, SHUT_WR);
+  char b;
+  const ssize_t n = read(fd, &b, 1);
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  close(fd);
+  EXPECT_EQ(n, 0);
+  EXPECT_LT(took, 1.5) << "held until the request deadline";
+}
+
 TEST_F(HttpHostileTest, MethodNotAllowedSaysWhatIs) {
   const std::string r =
       Exchange(port_, "DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
