@@ -4,6 +4,8 @@
 // typed health, and clean errors for hostile requests.
 #include "exporters/http_routes.h"
 
+#include <zlib.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -176,6 +178,41 @@ TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
   EXPECT_EQ(Body(get("/metrics?format=text", prometheus)), text);
   EXPECT_EQ(Body(get("/metrics?format=protobuf", "")), proto);
   EXPECT_EQ(Body(get("/metrics", "text/plain")), text);
+}
+
+// The body of a gzip member, "<corrupt>" if it is not one.
+std::string Gunzip(const std::string& gz) {
+  z_stream z{};
+  inflateInit2(&z, 15 + 16);
+  std::string out(16 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  inflateEnd(&z);
+  return rc == Z_STREAM_END ? out : "<corrupt>";
+}
+
+// As Prometheus asks (gzip, and protobuf or text): both expositions come
+// gzipped, and each decompresses to exactly the uncompressed one.
+TEST_F(HttpRoutesTest, MetricsGzipsBothExpositions) {
+  const model::Snapshot s = model::MakeSyntheticSnapshot({.bpf = true});
+  store_.Publish(std::make_shared<model::Snapshot>(s));
+  const BuildInfo build{"1.2.3", "abc"};
+  const std::string text = SerializeText(BuildFamilies(&s, build));
+  const std::string proto =
+      SerializeProtobuf(BuildFamilies(&s, build, {HistogramBuckets::kFine}));
+  for (const auto& [format, want] :
+       {std::pair{"protobuf", proto}, std::pair{"text", text}}) {
+    const std::string r = RawRequest(
+        port_, absl::StrCat("GET /metrics?format=", format,
+                            " HTTP/1.1\r\nHost: x\r\nAccept-Encoding: "
+                            "gzip\r\nConnection: close\r\n\r\n"));
+    EXPECT_THAT(r, HasSubstr("Content-Encoding: gzip\r\n")) << format;
+    EXPECT_EQ(Gunzip(Body(r)), want) << format;
+  }
 }
 
 TEST_F(HttpRoutesTest, LivePageLinksEveryRouteUnderItsCsp) {
