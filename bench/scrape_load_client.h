@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -74,7 +75,14 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
     if (write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
       err = "write failed";
     } else {
-      std::string resp;
+      // One buffer per client thread, kept across scrapes: a fresh string
+      // per scrape made glibc map, fault in and trim ~1 MB each time, which
+      // took more CPU than the server (perf: the clients' memmove and page
+      // faults, 55 % of the machine) and varied with the timing of the
+      // answers, so the benchmark measured malloc more than the server.
+      thread_local std::string resp;
+      resp.clear();
+      resp.reserve(1 << 21);
       char buf[65536];
       ssize_t n;
       while ((n = read(fd, buf, sizeof(buf))) > 0) resp.append(buf, n);
@@ -90,7 +98,8 @@ inline std::string ScrapeOnce(int port, const std::string& path, int timeout_ms,
                  at > end) {
         err = "no header end or no Content-Length";
       } else {
-        const size_t want = std::stoul(resp.substr(at + cl.size()));
+        const size_t want =
+            std::strtoul(resp.c_str() + at + cl.size(), nullptr, 10);
         const size_t got = resp.size() - end - 4;
         if (got != want) {
           err = "body " + std::to_string(got) + " bytes, Content-Length " +

@@ -86,9 +86,9 @@ struct HttpServerOptions {
   // Threads that move bytes (epoll, TLS included) for every connection.
   // More event threads than cores trade latency under attack for a larger
   // share of a CPU-bound node: on 2 cores, with 4 instead of 2, 64
-  // uncompressed scrapers got 1,970 scrapes/s instead of 1,450, but the
-  // TLS scrape p99 under the connection flood of http_attack_test rose
-  // from 45-57 ms to 80-103 ms (in one run each), over its 100 ms bound.
+  // CPU-hungry scrapers got 1.35x the scrapes/s, but the TLS scrape p99
+  // under the connection flood of http_attack_test rose from 45-57 ms to
+  // 80-103 ms (in one run each), over its 100 ms bound.
   int event_threads = 2;
   // Threads that run handlers and compress answers, taking client
   // addresses in turn.
