@@ -404,7 +404,8 @@ int main(int argc, char** argv) {
   // limit (often 1024) would cap it below --web.max_connections. Raised to
   // the hard limit, as Go's runtime does for every Go exporter.
   rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+      files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }

@@ -189,10 +189,9 @@ void Slow(const AttackConfig& c, SSL_CTX* ctx, const std::atomic<bool>& stop,
       const bool ended =
           n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
       if (k.next == k.payload.size()) k.next = 0;  // and again
-      if (ended ||
-          (k.next < k.payload.size() &&
-           send(k.fd, &k.payload[k.next], 1, MSG_NOSIGNAL | MSG_DONTWAIT) !=
-               1)) {
+      if (ended || (k.next < k.payload.size() &&
+                    send(k.fd, &k.payload[k.next], 1,
+                         MSG_NOSIGNAL | MSG_DONTWAIT) != 1)) {
         if (k.fd >= 0) {
           close(k.fd);
           closed++;

@@ -34,8 +34,8 @@ struct AttackReport {
   std::vector<double> latency_ms;  // successful scrapes, sorted
   int failed = 0;
   std::string first_failure;
-  size_t body_bytes = 0;         // of the last successful scrape
-  int silent_open = 0;           // attacker sockets open when scraping began
+  size_t body_bytes = 0;          // of the last successful scrape
+  int silent_open = 0;            // attacker sockets open when scraping began
   int64_t attacker_connects = 0;  // connections the attacker opened
   int64_t closed_by_server = 0;   // of those, the ones the server closed
 

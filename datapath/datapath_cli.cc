@@ -181,9 +181,9 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
     if (absl::StatusOr<exporters::ListenAddress> a =
             exporters::ParseListenAddress(f.listen_address);
         !a.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid --listen_address \"", f.listen_address,
-          "\": ", a.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid --listen_address \"", f.listen_address,
+                       "\": ", a.status().message()));
     }
   }
   o.listen_address = f.listen_address;
@@ -196,9 +196,8 @@ absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {
   }
   o.web_max_connections_per_client = f.web_max_connections_per_client;
   if (f.web_max_connections < 1 || f.web_max_connections > 65536) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--web.max_connections must be 1..65536, not ",
-                     f.web_max_connections));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--web.max_connections must be 1..65536, not ", f.web_max_connections));
   }
   o.web_max_connections = f.web_max_connections;
   if (f.histogram_buckets != "coarse" && f.histogram_buckets != "fine") {

@@ -97,8 +97,8 @@ class ConnGuard {
 
   // A connection accepted from `client` (ClientKey); `handle` is the
   // caller's (a descriptor), given back by Handle().
-  Admission Admit(Id id, const std::string& client, int handle,
-                  absl::Time now, const BytesIn& bytes_in);
+  Admission Admit(Id id, const std::string& client, int handle, absl::Time now,
+                  const BytesIn& bytes_in);
   // The connection is gone (after it was admitted, evicted or not).
   void Closed(Id id);
   // Its request's headers are complete: the write deadline applies.

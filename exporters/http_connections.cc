@@ -64,7 +64,6 @@ constexpr char kRefusal[] =
     "Content-Length: 26\r\nConnection: close\r\n\r\n"
     "too many connections open\n";
 
-
 }  // namespace
 
 void HttpServer::Impl::Started(MHD_Connection* c, void** socket_context) {
@@ -118,8 +117,9 @@ void HttpServer::Impl::Started(MHD_Connection* c, void** socket_context) {
     // Nothing has been read or written yet: on plain HTTP the client gets
     // a fixed 503 if its socket takes it at once; on TLS only the close.
     if (!tls) {
-      [[maybe_unused]] ssize_t n = send(conn->fd, kRefusal, sizeof(kRefusal) - 1,
-                                        MSG_DONTWAIT | MSG_NOSIGNAL);
+      [[maybe_unused]] ssize_t n =
+          send(conn->fd, kRefusal, sizeof(kRefusal) - 1,
+               MSG_DONTWAIT | MSG_NOSIGNAL);
     }
     Shut(conn->fd);
   }

@@ -36,8 +36,7 @@ bool AcceptsGzip(absl::string_view accept_encoding) {
   double gzip = -1;
   double star = -1;
   for (absl::string_view element : absl::StrSplit(accept_encoding, ',')) {
-    const std::vector<absl::string_view> params =
-        absl::StrSplit(element, ';');
+    const std::vector<absl::string_view> params = absl::StrSplit(element, ';');
     const std::string coding =
         absl::AsciiStrToLower(absl::StripAsciiWhitespace(params[0]));
     if (coding.empty()) continue;

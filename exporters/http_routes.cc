@@ -77,7 +77,8 @@ class MetricsCache {
     std::vector<prometheus::MetricFamily> families = BuildFamilies(
         snap, build_, {protobuf ? HistogramBuckets::kFine : buckets_});
     if (http_ != nullptr) {
-      for (auto& f : HttpServerFamilies(*http_)) families.push_back(std::move(f));
+      for (auto& f : HttpServerFamilies(*http_))
+        families.push_back(std::move(f));
     }
     return std::make_shared<const std::string>(
         protobuf ? SerializeProtobuf(families) : SerializeText(families));
@@ -148,8 +149,8 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
   internal::AddGauge(open, {}, static_cast<double>(http.open.load()));
   out.push_back(std::move(open));
   prometheus::MetricFamily accepted = internal::Family(
-      "pathwise_http_connections_accepted_total",
-      "HTTP connections accepted.", prometheus::MetricType::Counter);
+      "pathwise_http_connections_accepted_total", "HTTP connections accepted.",
+      prometheus::MetricType::Counter);
   internal::AddCounter(accepted, {}, static_cast<double>(http.accepted.load()));
   out.push_back(std::move(accepted));
   prometheus::MetricFamily refused = internal::Family(
@@ -171,7 +172,8 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
       "pathwise_http_gzip_responses_total",
       "HTTP answers sent gzip-compressed (the client accepted gzip).",
       prometheus::MetricType::Counter);
-  internal::AddCounter(gzip, {}, static_cast<double>(http.gzip_responses.load()));
+  internal::AddCounter(gzip, {},
+                       static_cast<double>(http.gzip_responses.load()));
   out.push_back(std::move(gzip));
   return out;
 }

@@ -37,7 +37,8 @@ using http_internal::Request;
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  if (!in)
+    return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -85,8 +86,8 @@ MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
     *req_cls = r;
     const MHD_ConnectionInfo* ctx =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    r->conn = ctx != nullptr ? static_cast<Conn*>(ctx->socket_context)
-                             : nullptr;
+    r->conn =
+        ctx != nullptr ? static_cast<Conn*>(ctx->socket_context) : nullptr;
     if (r->conn != nullptr) {
       absl::MutexLock lock(&mu);
       guard.RequestStarted(r->conn->id, absl::Now());
@@ -131,10 +132,12 @@ MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
   };
   r->gzip = AcceptsGzip(header("Accept-Encoding"));
   std::string accept = header("Accept");
-  std::string authorization = header("Authorization");
-  const bool has_auth = !authorization.empty() ||
-                        MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                    "Authorization") != nullptr;
+  // An absent Authorization header (null to the authenticator) is not an
+  // empty one.
+  const char* raw_auth =
+      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+  const bool has_auth = raw_auth != nullptr;
+  std::string authorization = has_auth ? raw_auth : "";
   r->state = Request::State::kRunning;
   MHD_suspend_connection(c);
   const std::string client = r->conn != nullptr ? r->conn->client : "?";
@@ -142,7 +145,7 @@ MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
       client, [this, r, c, path = std::move(path), query = std::move(query),
                accept = std::move(accept),
                authorization = std::move(authorization), has_auth]() mutable {
-        Run(r, c, std::move(path), std::move(query), std::move(accept),
+        Run(r, std::move(path), std::move(query), std::move(accept),
             has_auth ? authorization.c_str() : nullptr);
         MHD_resume_connection(c);
       });
@@ -154,9 +157,8 @@ MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
   return MHD_YES;
 }
 
-void HttpServer::Impl::Run(Request* r, MHD_Connection* /*c*/, std::string path,
-                           std::string query, std::string accept,
-                           const char* authorization) {
+void HttpServer::Impl::Run(Request* r, std::string path, std::string query,
+                           std::string accept, const char* authorization) {
   HttpResponse resp;
   if (auth != nullptr && !auth->Check(authorization)) {
     resp = {401, "text/plain; charset=utf-8", "unauthorized\n"};
@@ -336,31 +338,30 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
       {MHD_OPTION_UNESCAPE_CALLBACK, reinterpret_cast<intptr_t>(&KeepEscaped),
        nullptr},
       {MHD_OPTION_NOTIFY_CONNECTION,
-       reinterpret_cast<intptr_t>(
-           +[](void* cls, MHD_Connection* c, void** socket_context,
-               MHD_ConnectionNotificationCode code) {
-             auto* impl = static_cast<Impl*>(cls);
-             if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-               impl->Started(c, socket_context);
-             } else {
-               impl->Closed(*socket_context);
-               *socket_context = nullptr;
-             }
-           }),
+       reinterpret_cast<intptr_t>(+[](void* cls, MHD_Connection* c,
+                                      void** socket_context,
+                                      MHD_ConnectionNotificationCode code) {
+         auto* impl = static_cast<Impl*>(cls);
+         if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+           impl->Started(c, socket_context);
+         } else {
+           impl->Closed(*socket_context);
+           *socket_context = nullptr;
+         }
+       }),
        self},
       {MHD_OPTION_NOTIFY_COMPLETED,
-       reinterpret_cast<intptr_t>(
-           +[](void* cls, MHD_Connection*, void** req_cls,
-               MHD_RequestTerminationCode) {
-             static_cast<Impl*>(cls)->Completed(req_cls);
-           }),
+       reinterpret_cast<intptr_t>(+[](void* cls, MHD_Connection*,
+                                      void** req_cls,
+                                      MHD_RequestTerminationCode) {
+         static_cast<Impl*>(cls)->Completed(req_cls);
+       }),
        self},
   };
   if (impl->tls) {
     opts.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, impl->cert.data()});
     opts.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, impl->key.data()});
-    opts.push_back(
-        {MHD_OPTION_HTTPS_PRIORITIES, 0, impl->priorities.data()});
+    opts.push_back({MHD_OPTION_HTTPS_PRIORITIES, 0, impl->priorities.data()});
     if (!impl->ca.empty()) {
       opts.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, impl->ca.data()});
     }
@@ -377,10 +378,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   if (impl->daemon == nullptr) {
     close(impl->listen_fd);
     impl->pool->Stop();
-    return absl::UnavailableError(absl::StrCat(
-        "cannot serve on ", listen_address, ": ",
-        impl->last_error.empty() ? "libmicrohttpd failed to start"
-                                 : impl->last_error));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve on ", listen_address, ": ",
+                     impl->last_error.empty() ? "libmicrohttpd failed to start"
+                                              : impl->last_error));
   }
   impl->running = true;
   impl->reaper = std::thread([self] { self->Reap(); });

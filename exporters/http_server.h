@@ -75,8 +75,8 @@ class HttpHandler {
 };
 
 // Exact request path → handler. Handlers run on the server's handler
-// threads and must be thread-safe. Only GET and HEAD reach them; any other method
-// gets 405 with "Allow: GET, HEAD".
+// threads and must be thread-safe. Only GET and HEAD reach them; any other
+// method gets 405 with "Allow: GET, HEAD".
 using HttpRoutes = std::map<std::string, HttpHandler>;
 
 // How the server holds up against clients that connect and then send

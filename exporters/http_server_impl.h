@@ -94,7 +94,7 @@ struct HttpServer::Impl {
   MHD_Result OnRequest(MHD_Connection* c, const char* url, const char* method,
                        size_t* upload_size, void** req_cls);
   void Completed(void** req_cls);
-  void Run(http_internal::Request* r, MHD_Connection* c, std::string path, std::string query,
+  void Run(http_internal::Request* r, std::string path, std::string query,
            std::string accept, const char* authorization);
   MHD_Result Queue(MHD_Connection* c, http_internal::Request* r);
   std::shared_ptr<const std::string> Compressed(const HttpResponse& r);

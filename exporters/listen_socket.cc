@@ -71,8 +71,8 @@ absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text) {
     return a;
   }
   if (absl::StrContains(host, ':')) {
-    return Bad(absl::StrCat("an IPv6 address needs brackets: [", host, "]:",
-                            port));
+    return Bad(
+        absl::StrCat("an IPv6 address needs brackets: [", host, "]:", port));
   }
   if (!host.empty() &&
       host.find_first_not_of("0123456789.") == absl::string_view::npos) {
@@ -82,8 +82,8 @@ absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text) {
                               "\" (want four numbers 0..255)"));
     }
   } else if (!host.empty() && !IsHostName(host)) {
-    return Bad(absl::StrCat("bad host \"", host,
-                            "\" (want an IP address or a name)"));
+    return Bad(
+        absl::StrCat("bad host \"", host, "\" (want an IP address or a name)"));
   }
   a.host = std::string(host);
   return a;
@@ -93,8 +93,8 @@ namespace {
 
 // A socket bound to `ai` and listening; errno on failure (0 on success).
 int BindListen(const addrinfo& ai, bool dual_stack, int backlog, int* out) {
-  const int fd = socket(ai.ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                        ai.ai_protocol);
+  const int fd = socket(
+      ai.ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, ai.ai_protocol);
   if (fd < 0) return errno;
   const int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -133,8 +133,9 @@ absl::StatusOr<int> OpenListenSocket(absl::string_view text, int backlog) {
   const char* host = a->host.empty() ? "::" : a->host.c_str();
   // A name listens where it resolves, IPv4 first, as Go's listeners do:
   // "localhost" is then 127.0.0.1, which IPv4 clients reach.
-  const bool name = !a->bracketed && !a->host.empty() &&
-                    a->host.find_first_not_of("0123456789.") != std::string::npos;
+  const bool name =
+      !a->bracketed && !a->host.empty() &&
+      a->host.find_first_not_of("0123456789.") != std::string::npos;
   if (name) hints.ai_family = AF_INET;
   addrinfo* res = nullptr;
   int gai = getaddrinfo(host, port.c_str(), &hints, &res);
@@ -143,8 +144,8 @@ absl::StatusOr<int> OpenListenSocket(absl::string_view text, int backlog) {
     gai = getaddrinfo(host, port.c_str(), &hints, &res);
   }
   if (gai != 0) {
-    return fail(absl::StrCat("cannot resolve \"", a->host,
-                             "\": ", gai_strerror(gai)));
+    return fail(
+        absl::StrCat("cannot resolve \"", a->host, "\": ", gai_strerror(gai)));
   }
   int fd = -1;
   int err = BindListen(*res, any, backlog, &fd);

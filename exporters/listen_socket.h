@@ -17,7 +17,7 @@ namespace pathwise::exporters {
 // (every interface, dual-stack), "localhost:9877" (a name, resolved when
 // binding).
 struct ListenAddress {
-  std::string host;  // without brackets; "" for every interface
+  std::string host;        // without brackets; "" for every interface
   bool bracketed = false;  // written as [IPv6]
   int port = 0;
 };

@@ -33,7 +33,7 @@ TEST(CliParseTest, ServeIsTheDefaultWithTheFlagDefaults) {
     EXPECT_EQ(o.command, Command::kServe);
     EXPECT_EQ(o.listen_address, ":9877");
     EXPECT_EQ(o.web_max_connections_per_client, 512);
-  EXPECT_EQ(o.web_max_connections, 1024);
+    EXPECT_EQ(o.web_max_connections, 1024);
     EXPECT_EQ(o.interval, absl::Seconds(1));
     EXPECT_EQ(o.sysfs_root, "/sys");
     EXPECT_EQ(o.bpf, BpfMode::kAuto);

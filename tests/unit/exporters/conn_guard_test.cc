@@ -43,7 +43,8 @@ TEST(ConnGuard, AClientAtItsLimitPushesOutItsLongestWaitingConnection) {
   // Another address is not affected by 10.0.0.1's limit.
   EXPECT_THAT(g.Admit(9, "10.0.0.2", 109, kT0, NoBytes).evict, IsEmpty());
   // The fourth from 10.0.0.1 is admitted; the first (longest waiting) goes.
-  ConnGuard::Admission a = g.Admit(4, "10.0.0.1", 104, kT0 + absl::Seconds(4), NoBytes);
+  ConnGuard::Admission a =
+      g.Admit(4, "10.0.0.1", 104, kT0 + absl::Seconds(4), NoBytes);
   EXPECT_TRUE(a.admitted);
   EXPECT_THAT(a.evict, ElementsAre(Pair(1u, RefuseReason::kClientLimit)));
   EXPECT_EQ(g.open_from("10.0.0.1"), 3);
@@ -77,7 +78,8 @@ TEST(ConnGuard, TheTotalLimitTakesFromTheAddressHoldingMost) {
   g.Admit(2, "flood", 2, kT0 + absl::Seconds(1), NoBytes);
   g.Admit(3, "flood", 3, kT0 + absl::Seconds(2), NoBytes);
   g.Admit(4, "flood", 4, kT0 + absl::Seconds(3), NoBytes);
-  ConnGuard::Admission a = g.Admit(5, "other", 5, kT0 + absl::Seconds(4), NoBytes);
+  ConnGuard::Admission a =
+      g.Admit(5, "other", 5, kT0 + absl::Seconds(4), NoBytes);
   EXPECT_TRUE(a.admitted);
   EXPECT_THAT(a.evict, ElementsAre(Pair(2u, RefuseReason::kTotalLimit)));
   EXPECT_EQ(g.open_from("scraper"), 1);
@@ -128,7 +130,8 @@ TEST(ConnGuard, DeadlinesOnAFakeClock) {
   auto in = [&](int h) -> std::optional<uint64_t> { return bytes[h]; };
   g.Admit(1, "a", 1, kT0, NoBytes);  // silent from accept
   g.Admit(2, "a", 2, kT0, NoBytes);  // answered, then kept alive and idle
-  g.Admit(3, "a", 3, kT0, NoBytes);  // answered, then sends its next request slowly
+  g.Admit(3, "a", 3, kT0,
+          NoBytes);  // answered, then sends its next request slowly
   g.Admit(4, "a", 4, kT0, NoBytes);  // a slow reader of its answer
   for (int id : {2, 3}) {
     g.RequestStarted(id, kT0 + absl::Milliseconds(10));
@@ -245,7 +248,7 @@ TEST(Gzip, AcceptEncodingNegotiation) {
   EXPECT_FALSE(AcceptsGzip("gzip;q=0"));
   EXPECT_FALSE(AcceptsGzip("gzip;q=0, *"));  // refused by name
   EXPECT_FALSE(AcceptsGzip("*;q=0"));
-  EXPECT_FALSE(AcceptsGzip("gzip;q=2"));      // malformed
+  EXPECT_FALSE(AcceptsGzip("gzip;q=2"));  // malformed
   EXPECT_FALSE(AcceptsGzip("gzip;q=banana"));
   EXPECT_FALSE(AcceptsGzip(";;;,,,"));
 }

@@ -6,6 +6,8 @@
 // of at most 100 ms; from the attacker's own address (one NAT address for
 // both) all succeed within 1 s. Runs alone (RUN_SERIAL): its bounds are
 // for this test's own load, not for other tests' too.
+#include "bench/http_attack.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -14,7 +16,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "bench/http_attack.h"
 #include "exporters/http_routes.h"
 #include "exporters/http_server.h"
 #include "gtest/gtest.h"

@@ -3,8 +3,8 @@
 // requests, thousands of idle connections, and a short concurrent scrape
 // load. Bounds are generous: a loaded 2-core machine must pass.
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -162,7 +162,6 @@ Served* HttpHostileTest::served_ = nullptr;
 // server cuts the stalled ones off at the request deadline (2 s) rather
 // than waiting for them.
 TEST_F(HttpHostileTest, IdleAndSlowClientsDoNotStopOthers) {
-
   std::vector<int> idle;
   for (int i = 0; i < 100; ++i) {
     const int fd = Connect(port_);
@@ -265,8 +264,8 @@ TEST(HttpHostile, ThousandsOfIdleConnectionsCostNoThread) {
   }
   EXPECT_EQ(counters->open.load(), 1000);
   EXPECT_EQ(Threads(), threads_before);
-  EXPECT_TRUE(ServedWithin(served.port(), std::chrono::seconds(1),
-                           "127.0.0.2"));
+  EXPECT_TRUE(
+      ServedWithin(served.port(), std::chrono::seconds(1), "127.0.0.2"));
   for (int fd : idle) close(fd);
 }
 

@@ -404,8 +404,7 @@ TEST_F(HttpRoutesTest, HostileRequestsGetCleanErrors) {
   // target) is not HTTP/1.x: closed unanswered, as for an HTTP/0.9 client.
   EXPECT_THAT(RawRequest(port_, "garbage\r\n\r\n"),
               ::testing::AnyOf(IsClientError(), ::testing::IsEmpty()));
-  EXPECT_THAT(RawRequest(port_, "garbage / HTTP/1.1\r\n\r\n"),
-              IsClientError());
+  EXPECT_THAT(RawRequest(port_, "garbage / HTTP/1.1\r\n\r\n"), IsClientError());
   // And the server keeps serving.
   EXPECT_THAT(Request(port_, "GET", "/metrics"), StartsWith("HTTP/1.1 200"));
 }

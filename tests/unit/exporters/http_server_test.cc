@@ -185,8 +185,7 @@ TEST(HttpServerIpv6, LoopbackAndDualStack) {
 }
 
 TEST(HttpServerIpv6, BadAddressesAreRefusedWithTheReason) {
-  EXPECT_THAT(std::string(
-                  HttpServer::Start("::1:9877", {}).status().message()),
+  EXPECT_THAT(std::string(HttpServer::Start("::1:9877", {}).status().message()),
               HasSubstr("needs brackets"));
   EXPECT_THAT(
       std::string(HttpServer::Start("[::1]:99999", {}).status().message()),

@@ -251,8 +251,8 @@ TEST(HttpServerBasicAuth, EveryPathNeedsCredentials) {
   HttpRoutes routes;
   routes["/metrics"] = [] { return HttpResponse{200, "text/plain", "m\n"}; };
   routes["/healthz"] = [] { return HttpResponse{200, "text/plain", "ok\n"}; };
-  auto server = HttpServer::Start("127.0.0.1:0", std::move(routes),
-                                  {.web = web});
+  auto server =
+      HttpServer::Start("127.0.0.1:0", std::move(routes), {.web = web});
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->ListeningPorts()[0];
   auto get = [port](const std::string& path, const std::string& auth) {
