@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <thread>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lab/generate.h"
 #include "lab/report.h"
 
 namespace pathwise::lab {
@@ -70,6 +73,12 @@ std::string ParseJobs(absl::string_view text, int* jobs) {
   return absl::SimpleAtoi(text, jobs) && *jobs >= 0 && *jobs <= 1024
              ? ""
              : Want("jobs", "0..1024", text);
+}
+
+std::string ParseGenerate(absl::string_view text, int* n) {
+  return absl::SimpleAtoi(text, n) && *n >= 1 && *n <= 100000
+             ? ""
+             : Want("generate", "1..100000", text);
 }
 
 // CLI11 prefixes the messages of option errors with the option's name
@@ -146,6 +155,22 @@ void AddLabFlags(CLI::App& app, LabOptions* o) {
         int jobs;
         return ParseJobs(text, &jobs);
       }));
+  app.add_option_function<std::string>(
+         "--generate",
+         [o](const std::string& text) { ParseGenerate(text, &o->generate); },
+         "draw N scenarios of the family in lab/generate.h (seeded by "
+         "--seed, default 1) and write them to --out DIR as .scn files "
+         "instead of running one")
+      ->type_name("N")
+      ->check(LabCheck([](const std::string& text) {
+        int n;
+        return ParseGenerate(text, &n);
+      }));
+  app.add_option("--out", o->out_dir, "directory for --generate's files")
+      ->type_name("DIR")
+      ->check(LabCheck([](const std::string& text) {
+        return text.empty() ? std::string("--out is empty") : std::string();
+      }));
 }
 
 absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
@@ -156,6 +181,20 @@ absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
     }
     return absl::InvalidArgumentError(
         absl::StrCat("lab: unexpected argument '", arg, "'"));
+  }
+  if (o.generate > 0) {
+    if (!o.scenario.empty()) {
+      return absl::InvalidArgumentError(
+          "lab: --generate draws scenarios, --scenario runs one: not both");
+    }
+    if (o.out_dir.empty()) {
+      return absl::InvalidArgumentError(
+          "lab: --generate N needs --out DIR for its files");
+    }
+    return absl::OkStatus();
+  }
+  if (!o.out_dir.empty()) {
+    return absl::InvalidArgumentError("lab: --out is for --generate");
   }
   if (o.scenario.empty()) {
     return absl::InvalidArgumentError("lab: --scenario FILE is required");
@@ -230,11 +269,41 @@ int RunLabCommandLine(const std::vector<std::string>& args, std::ostream& out,
   return RunLab(*o, out, err);
 }
 
+namespace {
+
+// --generate: the drawn scenarios as DIR/gen-SEED-I.scn; exit code.
+int Generate(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  const uint64_t seed = o.seed.value_or(1);
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) {
+    err << "pathwise: lab: --out " << o.out_dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  for (int i = 0; i < o.generate; ++i) {
+    const Scenario s = DrawScenario(seed, i);
+    const std::string path = absl::StrCat(o.out_dir, "/", s.name, ".scn");
+    std::ofstream f(path, std::ios::trunc);
+    f << ScenarioText(s);
+    f.close();
+    if (!f) {
+      err << "pathwise: lab: cannot write " << path << "\n";
+      return 1;
+    }
+    out << path << "\n";
+  }
+  out.flush();
+  return out.good() ? 0 : 1;
+}
+
+}  // namespace
+
 int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
   if (o.help) {
     out << LabHelpText();
     return 0;
   }
+  if (o.generate > 0) return Generate(o, out, err);
   absl::StatusOr<Scenario> sc = LoadScenario(o.scenario);
   if (!sc.ok()) {
     err << "pathwise: lab: " << sc.status().message() << "\n";

@@ -2,6 +2,9 @@
 //
 //   pathwise lab --scenario FILE [--policies LIST] [--seed N]
 //                [--format table|csv|json] [--jobs N]
+//   pathwise lab --generate N --out DIR [--seed S]
+//       writes N scenarios drawn from the family of lab/generate.h as
+//       DIR/gen-S-I.scn, one path per line on stdout
 //
 // Lab owns its flags (AddLabFlags): the agent mounts them on its `lab`
 // subcommand, pathwise_lab_tool on a CLI::App of its own, so both spell and
@@ -35,7 +38,9 @@ struct LabOptions {
   std::vector<policy::Policy> policies = policy::AllPolicies();
   std::optional<uint64_t> seed;  // default: the scenario's
   std::string format = "table";
-  int jobs = 0;  // threads; 0: one per core
+  int jobs = 0;         // threads; 0: one per core
+  int generate = 0;     // --generate: scenarios to draw instead of a run
+  std::string out_dir;  // --out: where --generate writes them
   bool help = false;
 };
 
@@ -46,8 +51,9 @@ struct LabOptions {
 void AddLabFlags(CLI::App& app, LabOptions* o);
 
 // After a successful parse of `app`: what CLI11 left over (unknown flags,
-// stray arguments; `app` allows extras so that they get lab's messages) and
-// a missing --scenario, as one-line errors.
+// stray arguments; `app` allows extras so that they get lab's messages), a
+// missing --scenario (or --out with --generate), and --scenario with
+// --generate, as one-line errors.
 absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o);
 
 // The one-line message for a CLI11 error raised while parsing lab's flags

@@ -1,14 +1,20 @@
 // The scenario generator: the same (seed, index) draws the same scenario,
 // every drawn scenario is a valid .scn file that reads back to itself, the
-// draws cover the documented ranges, and drawn scenarios simulate.
+// draws cover the documented ranges, drawn scenarios simulate, and
+// `pathwise lab --generate` writes them.
 #include "lab/generate.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lab/lab_cli.h"
 #include "lab/scenario.h"
 #include "lab/sim.h"
 
@@ -91,6 +97,41 @@ TEST(Generate, DrawnScenariosSimulate) {
       EXPECT_GT(r.ops[0].ios + r.ops[1].ios, 0u) << s.name;
     }
   }
+}
+
+}  // namespace
+}  // namespace pathwise::lab
+
+namespace pathwise::lab {
+namespace {
+
+// `pathwise lab --generate N --out DIR`: N files, named after their draw,
+// each a scenario lab runs; the same seed writes the same files.
+TEST(GenerateCommand, WritesTheDrawsAsScenarioFiles) {
+  char tmpl[] = "/tmp/pathwise-generate-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = std::string(tmpl) + "/family";
+  std::ostringstream out, err;
+  ASSERT_EQ(
+      RunLabCommandLine({"--generate=3", "--seed=9", "--out", dir}, out, err),
+      0)
+      << err.str();
+  EXPECT_EQ(out.str(), dir + "/gen-9-0.scn\n" + dir + "/gen-9-1.scn\n" + dir +
+                           "/gen-9-2.scn\n");
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<Scenario> s =
+        LoadScenario(dir + "/gen-9-" + std::to_string(i) + ".scn");
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(ScenarioText(*s), ScenarioText(DrawScenario(9, i)));
+  }
+  // A file where the directory should be: a clear error, exit 1.
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunLabCommandLine({"--generate=1", "--out", dir + "/gen-9-0.scn/x"},
+                              out2, err2),
+            1);
+  EXPECT_NE(err2.str().find("pathwise: lab: --out "), std::string::npos)
+      << err2.str();
+  std::filesystem::remove_all(tmpl);
 }
 
 }  // namespace

@@ -91,6 +91,21 @@ TEST(LabCliParseTest, Help) {
   }
 }
 
+TEST(LabCliParseTest, GenerateNeedsOutAndNoScenario) {
+  absl::StatusOr<LabOptions> o = ParseLabArgs({"--generate=5", "--out=d"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->generate, 5);
+  EXPECT_EQ(o->out_dir, "d");
+  EXPECT_EQ(Error({"--generate=5"}),
+            "lab: --generate N needs --out DIR for its files");
+  EXPECT_EQ(Error({"--generate=5", "--out=d", "--scenario=x.scn"}),
+            "lab: --generate draws scenarios, --scenario runs one: not both");
+  EXPECT_EQ(Error({"--out=d", "--scenario=x.scn"}),
+            "lab: --out is for --generate");
+  EXPECT_EQ(Error({"--generate=0", "--out=d"}),
+            "lab: --generate: want 1..100000, got '0'");
+}
+
 // As the agent mounts them: on a subcommand, beside flags of other
 // subcommands, checked by CheckLabArgs after the parse.
 TEST(LabCliParseTest, FlagsOnASubcommand) {
