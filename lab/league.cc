@@ -1,0 +1,87 @@
+#include "lab/league.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pathwise::lab {
+namespace {
+
+double Throughput(const PolicyResult& r) {
+  return r.ops[0].mib_s + r.ops[1].mib_s;
+}
+
+// The op that completed more I/Os (reads on a tie).
+const OpResult& MainOp(const PolicyResult& r) {
+  return r.ops[1].ios > r.ops[0].ios ? r.ops[1] : r.ops[0];
+}
+
+// Nearest-rank quantile of `v` (sorted here); 0 for none.
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t rank = static_cast<size_t>(std::ceil(q * v.size()));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+}  // namespace
+
+std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family) {
+  std::vector<LeagueEntry> out;
+  if (family.empty()) return out;
+  const size_t n = family.front().results.size();
+  out.resize(n);
+  std::vector<std::vector<double>> ratio(n), other(n), p99(n), p999(n);
+  for (const ScenarioOutcome& s : family) {
+    if (s.results.size() != n) continue;
+    double best = 0;
+    double best_p99 = std::numeric_limits<double>::infinity();
+    double best_p999 = best_p99;
+    for (const PolicyResult& r : s.results) {
+      best = std::max(best, Throughput(r));
+      if (MainOp(r).ios > 0) {
+        best_p99 = std::min(best_p99, MainOp(r).p99_ms);
+        best_p999 = std::min(best_p999, MainOp(r).p999_ms);
+      }
+    }
+    if (best <= 0) continue;  // nothing completed: no contest
+    for (size_t i = 0; i < n; ++i) {
+      const PolicyResult& r = s.results[i];
+      double best_other = 0;
+      for (size_t j = 0; j < n; ++j) {
+        if (j != i) best_other = std::max(best_other, Throughput(s.results[j]));
+      }
+      const double t = Throughput(r);
+      ratio[i].push_back(t / best);
+      const double vs = best_other > 0 ? t / best_other : 1;
+      other[i].push_back(vs);
+      if (vs < 0.97) out[i].losses.push_back({s.name, vs});
+      if (MainOp(r).ios > 0 && best_p99 > 0) {
+        p99[i].push_back(MainOp(r).p99_ms / best_p99);
+        p999[i].push_back(MainOp(r).p999_ms / best_p999);
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    LeagueEntry& e = out[i];
+    e.policy = family.front().results[i].policy;
+    e.median = Quantile(ratio[i], 0.5);
+    e.p5 = Quantile(ratio[i], 0.05);
+    e.worst = Quantile(ratio[i], 0);
+    e.vs_best_other_p5 = Quantile(other[i], 0.05);
+    e.vs_best_other_worst = Quantile(other[i], 0);
+    const auto within = std::count_if(other[i].begin(), other[i].end(),
+                                      [](double v) { return v >= 0.97; });
+    e.share_within_3pct =
+        other[i].empty() ? 0 : static_cast<double>(within) / other[i].size();
+    e.p99_median = Quantile(p99[i], 0.5);
+    e.p99_worst = Quantile(p99[i], 1);
+    e.p999_median = Quantile(p999[i], 0.5);
+    e.p999_worst = Quantile(p999[i], 1);
+    std::sort(e.losses.begin(), e.losses.end(),
+              [](const Loss& a, const Loss& b) { return a.ratio < b.ratio; });
+  }
+  return out;
+}
+
+}  // namespace pathwise::lab

@@ -1,0 +1,56 @@
+// The league table over a scenario family: how each policy fares against
+// the best in every scenario, summarised over the family. Pure arithmetic
+// on simulation results (lab/sim.h), so it tests without simulating.
+//
+// Per scenario, a policy's throughput is its MiB/s, reads and writes
+// together; its tail is the p99 (p999) of the op that completed more I/Os.
+// Its throughput ratio is against the best policy of the scenario (itself
+// included, so the best scores 1); against the best *other* policy
+// (`vs_best_other`) the best may score above 1: the selector's goals are
+// stated that way. Tail ratios are against the lowest tail of the
+// scenario (1 is the best, higher is worse).
+#ifndef PATHWISE_LAB_LEAGUE_H_
+#define PATHWISE_LAB_LEAGUE_H_
+
+#include <string>
+#include <vector>
+
+#include "lab/sim.h"
+#include "policy/policy.h"
+
+namespace pathwise::lab {
+
+// One scenario's results: one PolicyResult per policy, the same policies
+// in every scenario.
+struct ScenarioOutcome {
+  std::string name;
+  std::vector<PolicyResult> results;
+};
+
+struct Loss {
+  std::string scenario;
+  double ratio = 0;  // throughput / the best other policy's
+};
+
+struct LeagueEntry {
+  policy::Policy policy = policy::Policy::kNuma;
+  // Throughput / the scenario's best, over the family.
+  double median = 0, p5 = 0, worst = 0;
+  // Throughput / the best other policy's: its 5th percentile and worst.
+  double vs_best_other_p5 = 0, vs_best_other_worst = 0;
+  // Scenarios with vs_best_other >= 0.97, as a share of the family.
+  double share_within_3pct = 0;
+  // Tail ratios (>= 1): median and worst over the family.
+  double p99_median = 0, p99_worst = 0, p999_median = 0, p999_worst = 0;
+  // Scenarios where it is more than 3 % below the best other policy,
+  // worst first.
+  std::vector<Loss> losses;
+};
+
+// One entry per policy of the outcomes, in their order; empty for no
+// outcomes. Scenarios where no policy completed an I/O are left out.
+std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family);
+
+}  // namespace pathwise::lab
+
+#endif  // PATHWISE_LAB_LEAGUE_H_
