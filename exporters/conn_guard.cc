@@ -165,9 +165,17 @@ ConnGuard::Sweep(absl::Time now, const BytesIn& bytes_in,
   std::vector<std::pair<Id, std::optional<RefuseReason>>> out;
   for (auto& [id, c] : conns_) {
     if (c.closing) continue;
+    // Gone on two sweeps in a row: a client that sent a whole request and
+    // then its FIN is answering by the second (the server reads and starts
+    // the request at once), so only a partial request is let go.
     if (c.phase != Phase::kAnswering && peer_gone(c.handle)) {
-      out.push_back({id, std::nullopt});
-      continue;
+      if (c.gone_seen) {
+        out.push_back({id, std::nullopt});
+        continue;
+      }
+      c.gone_seen = true;
+    } else {
+      c.gone_seen = false;
     }
     const absl::Duration age = now - c.since;
     switch (c.phase) {

@@ -115,8 +115,9 @@ class ConnGuard {
   // Returned connections count as closed from now on; an idle kept-alive
   // connection past idle_timeout comes back as nullopt reason, and so
   // does one without a request in progress whose client has closed its
-  // side (`peer_gone`): it will send nothing more, and libmicrohttpd,
-  // which reads on edges, may not see that end until the deadline.
+  // side (`peer_gone`) on two sweeps in a row: it will send nothing more,
+  // and libmicrohttpd, which reads on edges, may not see that end until
+  // the deadline.
   std::vector<std::pair<Id, std::optional<RefuseReason>>> Sweep(
       absl::Time now, const BytesIn& bytes_in, const PeerGone& peer_gone);
 
@@ -136,6 +137,7 @@ class ConnGuard {
     uint64_t requests = 0;
     uint64_t mark = 0;  // bytes received when the last answer was done
     bool closing = false;
+    bool gone_seen = false;  // the last sweep found the client gone
   };
   // The connection of `client` ("" for any client) to evict: the one
   // silent longest, else the one waiting longest without a request in

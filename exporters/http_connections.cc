@@ -5,6 +5,8 @@
 #include <linux/tcp.h>  // tcp_info with tcpi_bytes_received (glibc's is older)
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>  // SIOCINQ
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cstddef>
@@ -35,11 +37,14 @@ namespace {
 // headers): the peer has sent its FIN.
 constexpr uint8_t kTcpCloseWait = 8;
 
+// The client sent its FIN and the server has read everything before it.
 bool PeerClosed(int fd) {
   tcp_info info{};
   socklen_t len = sizeof(info);
+  int unread = 0;
   return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
-         info.tcpi_state == kTcpCloseWait;
+         info.tcpi_state == kTcpCloseWait &&
+         ioctl(fd, SIOCINQ, &unread) == 0 && unread == 0;
 }
 
 using http_internal::BytesReceived;

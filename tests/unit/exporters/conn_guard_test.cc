@@ -86,16 +86,33 @@ TEST(ConnGuard, TheTotalLimitTakesFromTheAddressHoldingMost) {
 }
 
 // A client that closed its side without a request in progress is let go
-// at the next sweep, not at its deadline; one being answered is not.
+// at the second sweep that finds it gone, not at its deadline; one being
+// answered is not.
 TEST(ConnGuard, ClientsThatHaveGoneAreLetGo) {
   ConnGuard g({});
   g.Admit(1, "a", 1, kT0, NoBytes);  // sent half a request, then FIN
   g.Admit(2, "a", 2, kT0, NoBytes);  // FIN after a whole request
   g.RequestStarted(2, kT0);
   auto gone = [](int) { return true; };
+  // Seen gone once: a whole request may still be on its way to the
+  // handler. Twice: let go.
   EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(200), NoBytes, gone),
+              IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(400), NoBytes, gone),
               ElementsAre(Pair(1u, std::nullopt)));
   EXPECT_EQ(g.open(), 1);
+  // Gone, then back (not gone) on the next sweep: the count starts over.
+  g.Admit(3, "a", 3, kT0, NoBytes);
+  bool is_gone = true;
+  auto flapping = [&](int) { return is_gone; };
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(600), NoBytes, flapping),
+              IsEmpty());
+  is_gone = false;
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(800), NoBytes, flapping),
+              IsEmpty());
+  is_gone = true;
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(1000), NoBytes, flapping),
+              IsEmpty());
 }
 
 // Silent connections (nothing received) go before ones that have sent
