@@ -2,10 +2,10 @@
 // deadline sweep, and client certificates set on each TLS session before
 // its handshake.
 #include <gnutls/gnutls.h>
+#include <linux/sockios.h>  // SIOCINQ
 #include <linux/tcp.h>  // tcp_info with tcpi_bytes_received (glibc's is older)
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <linux/sockios.h>  // SIOCINQ
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -43,8 +43,8 @@ bool PeerClosed(int fd) {
   socklen_t len = sizeof(info);
   int unread = 0;
   return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
-         info.tcpi_state == kTcpCloseWait &&
-         ioctl(fd, SIOCINQ, &unread) == 0 && unread == 0;
+         info.tcpi_state == kTcpCloseWait && ioctl(fd, SIOCINQ, &unread) == 0 &&
+         unread == 0;
 }
 
 using http_internal::BytesReceived;

@@ -93,8 +93,7 @@ MHD_Result HttpServer::Impl::OnRequest(MHD_Connection* c, const char* url,
       guard.RequestStarted(r->conn->id, absl::Now());
     }
     const std::string m = method != nullptr ? method : "";
-    r->head = m == "HEAD";
-    if (m != "GET" && !r->head) {
+    if (m != "GET" && m != "HEAD") {
       // Answered at once: a body, if any, is not read.
       r->response = {405, "text/plain; charset=utf-8", "method not allowed\n"};
       r->state = Request::State::kReady;

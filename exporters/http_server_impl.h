@@ -41,7 +41,6 @@ struct Request {
   State state = State::kNew;
   Conn* conn = nullptr;
   HttpResponse response;
-  bool head = false;
   bool gzip = false;  // the client accepts gzip
   // The answer's body gzipped (by the handler thread), when sent so.
   std::shared_ptr<const std::string> gz;

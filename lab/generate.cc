@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "exporters/labels.h"  // the kernel's ANA spelling, which .scn takes
 #include "lab/random.h"
 
 namespace pathwise::lab {
@@ -27,21 +28,6 @@ int UniformInt(Rng& rng, int lo, int hi) {  // [lo, hi]
 template <typename T>
 T Pick(Rng& rng, const std::vector<T>& from) {
   return from[static_cast<size_t>(rng.Uniform() * from.size())];
-}
-
-const char* AnaText(model::AnaState a) {
-  switch (a) {
-    case model::AnaState::kNonOptimized:
-      return "non-optimized";
-    case model::AnaState::kInaccessible:
-      return "inaccessible";
-    case model::AnaState::kPersistentLoss:
-      return "persistent-loss";
-    case model::AnaState::kChange:
-      return "change";
-    default:
-      return "optimized";
-  }
 }
 
 // 0..4 events, each a disturbance of one path and its end, with no two
@@ -162,7 +148,7 @@ std::string ScenarioText(const Scenario& s) {
         "ns\nlatency = ", p.latency_ns, "ns\nspread = ", p.spread_ns, "ns\n");
     if (p.queues != 0) absl::StrAppend(&out, "queues = ", p.queues, "\n");
     absl::StrAppend(&out, "mss = ", p.mss, "\nnuma_node = ", p.numa_node,
-                    "\nana = ", AnaText(p.ana), "\n");
+                    "\nana = ", exporters::AnaStateLabel(p.ana), "\n");
   }
   if (!s.events.empty()) absl::StrAppend(&out, "\n[events]\n");
   for (const Event& e : s.events) {
@@ -181,7 +167,7 @@ std::string ScenarioText(const Scenario& s) {
         absl::StrAppend(&out, "up\n");
         break;
       case EventKind::kAna:
-        absl::StrAppend(&out, "ana ", AnaText(e.ana), "\n");
+        absl::StrAppend(&out, "ana ", exporters::AnaStateLabel(e.ana), "\n");
         break;
     }
   }

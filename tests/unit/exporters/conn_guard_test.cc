@@ -5,7 +5,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <map>
@@ -20,9 +19,12 @@
 #include "exporters/listen_socket.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/gunzip.h"
 
 namespace pathwise::exporters {
 namespace {
+
+using ::pathwise::testing::Gunzip;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -96,8 +98,7 @@ TEST(ConnGuard, ClientsThatHaveGoneAreLetGo) {
   auto gone = [](int) { return true; };
   // Seen gone once: a whole request may still be on its way to the
   // handler. Twice: let go.
-  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(200), NoBytes, gone),
-              IsEmpty());
+  EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(200), NoBytes, gone), IsEmpty());
   EXPECT_THAT(g.Sweep(kT0 + absl::Milliseconds(400), NoBytes, gone),
               ElementsAre(Pair(1u, std::nullopt)));
   EXPECT_EQ(g.open(), 1);
@@ -224,20 +225,6 @@ TEST(FairPool, ClientsTakeTurns) {
   const auto at = std::find(order.begin(), order.end(), "scraper");
   EXPECT_LE(at - order.begin(), 1) << "the scraper waited for the flood";
   EXPECT_FALSE(pool.Submit("late", [] {}));
-}
-
-std::string Gunzip(const std::string& gz) {
-  z_stream z{};
-  inflateInit2(&z, 15 + 16);
-  std::string out(1 << 20, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  inflateEnd(&z);
-  return rc == Z_STREAM_END ? out : "<corrupt>";
 }
 
 TEST(Gzip, RoundTripsAndShrinksExpositionText) {

@@ -4,8 +4,6 @@
 // typed health, and clean errors for hostile requests.
 #include "exporters/http_routes.h"
 
-#include <zlib.h>
-
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -21,10 +19,13 @@
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
 #include "nlohmann/json.hpp"
+#include "tests/unit/gunzip.h"
 #include "tests/unit/http_client.h"
 
 namespace pathwise::exporters {
 namespace {
+
+using ::pathwise::testing::Gunzip;
 
 using ::pathwise::testing::Body;
 using ::pathwise::testing::RawRequest;
@@ -178,21 +179,6 @@ TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
   EXPECT_EQ(Body(get("/metrics?format=text", prometheus)), text);
   EXPECT_EQ(Body(get("/metrics?format=protobuf", "")), proto);
   EXPECT_EQ(Body(get("/metrics", "text/plain")), text);
-}
-
-// The body of a gzip member, "<corrupt>" if it is not one.
-std::string Gunzip(const std::string& gz) {
-  z_stream z{};
-  inflateInit2(&z, 15 + 16);
-  std::string out(16 << 20, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  inflateEnd(&z);
-  return rc == Z_STREAM_END ? out : "<corrupt>";
 }
 
 // As Prometheus asks (gzip, and protobuf or text): both expositions come
