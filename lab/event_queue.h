@@ -14,7 +14,7 @@
 
 namespace pathwise::lab {
 
-enum class EvKind : uint8_t { kComplete, kScript, kTick };
+enum class EvKind : uint8_t { kComplete, kScript, kTick, kSubmit };
 
 // 16-byte nodes: the second word packs the sequence (high 32 bits), the kind
 // (2 bits) and the id (30 bits), so comparing the two words compares

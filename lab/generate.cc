@@ -97,10 +97,15 @@ Scenario DrawScenario(uint64_t seed, int index) {
       p.parallelism = 0;
       p.service_ns = static_cast<int64_t>(LogUniform(rng, 20 * kUs, 2 * kMs));
     }
-    if (rng.Uniform() < 0.3) {
-      p.bandwidth =
-          std::round(LogUniform(rng, 100.0 * (1 << 20), 4.0 * (1 << 30)));
+    if (rng.Uniform() < 0.4) {  // writes cost 0.25x..4x a read
+      p.write_service_ns = static_cast<int64_t>(
+          LogUniform(rng, 0.25, 4) * static_cast<double>(p.service_ns));
     }
+    // Every path has a link: 30 % a slow one (100 MiB/s..1 GiB/s), else
+    // 1..12.5 GB/s (10-100 Gbit/s Ethernet, PCIe).
+    p.bandwidth = std::round(rng.Uniform() < 0.3
+                                 ? LogUniform(rng, 100.0 * (1 << 20), 1 << 30)
+                                 : LogUniform(rng, 1e9, 12.5e9));
     if (i > 0 && rng.Uniform() < 0.1) {
       p.ana = model::AnaState::kNonOptimized;  // path 0 stays optimized
     }
@@ -113,15 +118,18 @@ Scenario DrawScenario(uint64_t seed, int index) {
   w.bs =
       Pick<uint32_t>(rng, {4096, 8192, 16384, 65536, 131072, 262144, 1048576});
   w.read_fraction = Pick<double>(rng, {1.0, 0.7, 0.5, 0.0});
+  // The host: 1..16 CPUs (at most one per job), 2..20 us of CPU per I/O.
+  w.cpus = std::min(w.numjobs, Pick<int>(rng, {1, 2, 4, 8, 16}));
+  w.cpu_per_io_ns = static_cast<int64_t>(LogUniform(rng, 2 * kUs, 20 * kUs));
   DrawEvents(rng, s);
   std::stable_sort(
       s.events.begin(), s.events.end(),
       [](const Event& a, const Event& b) { return a.at_ns < b.at_ns; });
   s.description = absl::StrFormat(
       "drawn: %d paths, %s target, round trip from %.0f us; %d jobs x "
-      "iodepth %d, bs %u, read %.0f%%; %d events",
+      "iodepth %d on %d CPUs, bs %u, read %.0f%%; %d events",
       paths, capacity_bound ? "capacity-bound" : "latency-bound", base_ns / kUs,
-      w.numjobs, w.iodepth, w.bs, w.read_fraction * 100,
+      w.numjobs, w.iodepth, w.cpus, w.bs, w.read_fraction * 100,
       static_cast<int>(s.events.size()));
   return s;
 }
@@ -137,6 +145,12 @@ std::string ScenarioText(const Scenario& s) {
                   "\nread = ", absl::StrFormat("%.17g", w.read_fraction), "\n");
   if (w.cpus != 0) absl::StrAppend(&out, "cpus = ", w.cpus, "\n");
   absl::StrAppend(&out, "numa_node = ", w.numa_node, "\n");
+  if (w.cpu_per_io_ns != 0) {
+    absl::StrAppend(&out, "cpu_per_io = ", w.cpu_per_io_ns, "ns\n");
+  }
+  if (w.host_latency_ns != 0) {
+    absl::StrAppend(&out, "host_latency = ", w.host_latency_ns, "ns\n");
+  }
   for (const PathSpec& p : s.paths) {
     absl::StrAppend(&out, "\n[path ", p.name, "]\n");
     if (p.bandwidth > 0) {
@@ -146,6 +160,9 @@ std::string ScenarioText(const Scenario& s) {
     absl::StrAppend(
         &out, "parallelism = ", p.parallelism, "\nservice = ", p.service_ns,
         "ns\nlatency = ", p.latency_ns, "ns\nspread = ", p.spread_ns, "ns\n");
+    if (p.write_service_ns >= 0) {
+      absl::StrAppend(&out, "write_service = ", p.write_service_ns, "ns\n");
+    }
     if (p.queues != 0) absl::StrAppend(&out, "queues = ", p.queues, "\n");
     absl::StrAppend(&out, "mss = ", p.mss, "\nnuma_node = ", p.numa_node,
                     "\nana = ", exporters::AnaStateLabel(p.ana), "\n");

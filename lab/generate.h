@@ -11,18 +11,21 @@
 //   target          capacity-bound (half): parallelism 16/32/64/128,
 //                   service 50 us..4 ms log-uniform; else latency-bound:
 //                   no concurrency limit, service 20 us..2 ms log-uniform
-//   bandwidth       30 %: 100 MiB/s..4 GiB/s per path, log-uniform; else none
+//   write cost      40 % of paths: a write's service 0.25x..4x a read's,
+//                   log-uniform; else the same
+//   bandwidth       every path a link, log-uniform: 30 % slow (100 MiB/s..
+//                   1 GiB/s), else 1..12.5 GB/s (10-100 Gbit/s, PCIe)
 //   ana             90 % optimized, 10 % non-optimized (never all paths)
 //   workload        numjobs 1..64 and iodepth 1..128, log-uniform (at most
 //                   8192 outstanding); bs 4k/8k/16k/64k/128k/256k/1M;
 //                   read share 100/70/50/0 %
+//   host            1/2/4/8/16 CPUs (at most numjobs), 2..20 us of CPU per
+//                   I/O, log-uniform
 //   events          0..4 over 20 s of simulated time, each on one path:
 //                   a delay step (1x..50x the round trip, cleared later),
 //                   loss 1..10 % for a while, down then up after 1..10 s,
 //                   ANA inaccessible (or non-optimized) then optimized;
 //                   one path at a time, so that one always serves
-// Not modelled yet: read and write costs that differ on a path (the lab's
-// service model has one cost per I/O).
 #ifndef PATHWISE_LAB_GENERATE_H_
 #define PATHWISE_LAB_GENERATE_H_
 

@@ -14,7 +14,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lab/family.h"
 #include "lab/generate.h"
+#include "lab/league.h"
+#include "lab/league_plot.h"
 #include "lab/report.h"
 
 namespace pathwise::lab {
@@ -75,10 +78,10 @@ std::string ParseJobs(absl::string_view text, int* jobs) {
              : Want("jobs", "0..1024", text);
 }
 
-std::string ParseGenerate(absl::string_view text, int* n) {
+std::string ParseCount(absl::string_view flag, absl::string_view text, int* n) {
   return absl::SimpleAtoi(text, n) && *n >= 1 && *n <= 100000
              ? ""
-             : Want("generate", "1..100000", text);
+             : Want(flag, "1..100000", text);
 }
 
 // CLI11 prefixes the messages of option errors with the option's name
@@ -157,19 +160,47 @@ void AddLabFlags(CLI::App& app, LabOptions* o) {
       }));
   app.add_option_function<std::string>(
          "--generate",
-         [o](const std::string& text) { ParseGenerate(text, &o->generate); },
+         [o](const std::string& text) {
+           ParseCount("generate", text, &o->generate);
+         },
          "draw N scenarios of the family in lab/generate.h (seeded by "
          "--seed, default 1) and write them to --out DIR as .scn files "
          "instead of running one")
       ->type_name("N")
       ->check(LabCheck([](const std::string& text) {
         int n;
-        return ParseGenerate(text, &n);
+        return ParseCount("generate", text, &n);
       }));
   app.add_option("--out", o->out_dir, "directory for --generate's files")
       ->type_name("DIR")
       ->check(LabCheck([](const std::string& text) {
         return text.empty() ? std::string("--out is empty") : std::string();
+      }));
+  app.add_option_function<std::string>(
+         "--league",
+         [o](const std::string& text) {
+           ParseCount("league", text, &o->league);
+         },
+         "run N scenarios of the family (seeded by --seed, default 1) under "
+         "each policy and print the league table: throughput against the "
+         "best, tails, losses, and the selector's goals")
+      ->type_name("N")
+      ->check(LabCheck([](const std::string& text) {
+        int n;
+        return ParseCount("league", text, &n);
+      }));
+  app.add_option("--csv", o->csv,
+                 "with --league: also write every run (scenario, policy, "
+                 "MiB/s, ratio to the best other, p99, p999) as CSV")
+      ->type_name("FILE")
+      ->check(LabCheck([](const std::string& text) {
+        return text.empty() ? std::string("--csv is empty") : std::string();
+      }));
+  app.add_option("--plot", o->plot,
+                 "with --league: also write the league as an SVG picture")
+      ->type_name("FILE.svg")
+      ->check(LabCheck([](const std::string& text) {
+        return text.empty() ? std::string("--plot is empty") : std::string();
       }));
 }
 
@@ -181,6 +212,21 @@ absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
     }
     return absl::InvalidArgumentError(
         absl::StrCat("lab: unexpected argument '", arg, "'"));
+  }
+  if ((!o.plot.empty() || !o.csv.empty()) && o.league == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lab: --", o.plot.empty() ? "csv" : "plot", " is for --league"));
+  }
+  if (o.league > 0) {
+    if (!o.scenario.empty() || o.generate > 0) {
+      return absl::InvalidArgumentError(
+          "lab: --league runs drawn scenarios: not with --scenario or "
+          "--generate");
+    }
+    if (!o.out_dir.empty()) {
+      return absl::InvalidArgumentError("lab: --out is for --generate");
+    }
+    return absl::OkStatus();
   }
   if (o.generate > 0) {
     if (!o.scenario.empty()) {
@@ -296,6 +342,41 @@ int Generate(const LabOptions& o, std::ostream& out, std::ostream& err) {
   return out.good() ? 0 : 1;
 }
 
+// --league: the family's league table (and plot); exit code.
+int RunLeague(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  const uint64_t seed = o.seed.value_or(1);
+  std::vector<Scenario> scenarios;
+  for (int i = 0; i < o.league; ++i) scenarios.push_back(DrawScenario(seed, i));
+  const std::vector<ScenarioOutcome> family =
+      RunFamily(scenarios, o.policies, o.jobs);
+  const std::vector<LeagueEntry> league = League(family);
+  const std::string title = absl::StrCat("pathwise lab league: ", o.league,
+                                         " scenarios of the family "
+                                         "(lab/generate.h), seed ",
+                                         seed);
+  for (const auto& [path, text] :
+       {std::pair(o.plot, o.plot.empty() ? "" : LeaguePlotSvg(title, family)),
+        std::pair(o.csv, o.csv.empty() ? "" : FormatFamilyCsv(family))}) {
+    if (path.empty()) continue;
+    std::ofstream f(path, std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      err << "pathwise: lab: cannot write " << path << "\n";
+      return 1;
+    }
+  }
+  if (o.format == "csv") {
+    out << FormatFamilyCsv(family);
+  } else if (o.format == "json") {
+    out << FormatLeagueJson(title, family, league);
+  } else {
+    out << FormatLeague(title, family, league, 12);
+  }
+  out.flush();
+  return out.good() ? 0 : 1;
+}
+
 }  // namespace
 
 int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
@@ -304,6 +385,7 @@ int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (o.generate > 0) return Generate(o, out, err);
+  if (o.league > 0) return RunLeague(o, out, err);
   absl::StatusOr<Scenario> sc = LoadScenario(o.scenario);
   if (!sc.ok()) {
     err << "pathwise: lab: " << sc.status().message() << "\n";

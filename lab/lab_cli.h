@@ -5,6 +5,11 @@
 //   pathwise lab --generate N --out DIR [--seed S]
 //       writes N scenarios drawn from the family of lab/generate.h as
 //       DIR/gen-S-I.scn, one path per line on stdout
+//   pathwise lab --league N [--seed S] [--policies LIST] [--jobs N]
+//                [--format table|csv|json] [--plot FILE.svg] [--csv FILE]
+//       runs N drawn scenarios under each policy and prints the league
+//       table (lab/league.h), the losses and the selector's goals; exit 0
+//       whether or not the goals are met (the table says)
 //
 // Lab owns its flags (AddLabFlags): the agent mounts them on its `lab`
 // subcommand, pathwise_lab_tool on a CLI::App of its own, so both spell and
@@ -41,6 +46,9 @@ struct LabOptions {
   int jobs = 0;         // threads; 0: one per core
   int generate = 0;     // --generate: scenarios to draw instead of a run
   std::string out_dir;  // --out: where --generate writes them
+  int league = 0;       // --league: scenarios of the family to run
+  std::string plot;     // --plot: the league's SVG
+  std::string csv;      // --csv: the league's every run
   bool help = false;
 };
 

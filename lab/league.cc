@@ -5,16 +5,16 @@
 #include <limits>
 
 namespace pathwise::lab {
-namespace {
 
 double Throughput(const PolicyResult& r) {
   return r.ops[0].mib_s + r.ops[1].mib_s;
 }
 
-// The op that completed more I/Os (reads on a tie).
 const OpResult& MainOp(const PolicyResult& r) {
   return r.ops[1].ios > r.ops[0].ios ? r.ops[1] : r.ops[0];
 }
+
+namespace {
 
 // Nearest-rank quantile of `v` (sorted here); 0 for none.
 double Quantile(std::vector<double> v, double q) {
@@ -82,6 +82,43 @@ std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family) {
               [](const Loss& a, const Loss& b) { return a.ratio < b.ratio; });
   }
   return out;
+}
+
+SelectorGoals CheckSelectorGoals(const std::vector<ScenarioOutcome>& family) {
+  SelectorGoals g;
+  size_t n = 0, within = 0;
+  g.worst = std::numeric_limits<double>::infinity();
+  for (const ScenarioOutcome& s : family) {
+    const PolicyResult* pw = nullptr;
+    double best_other = 0, lowest_p99 = std::numeric_limits<double>::infinity();
+    for (const PolicyResult& r : s.results) {
+      if (r.policy == policy::Policy::kPathwise) {
+        pw = &r;
+      } else {
+        best_other = std::max(best_other, Throughput(r));
+      }
+      if (MainOp(r).ios > 0)
+        lowest_p99 = std::min(lowest_p99, MainOp(r).p99_ms);
+    }
+    if (pw == nullptr || best_other <= 0) continue;
+    ++n;
+    const double vs = Throughput(*pw) / best_other;
+    within += vs >= 0.97;
+    if (vs < g.worst) {
+      g.worst = vs;
+      g.worst_scenario = s.name;
+    }
+    if (vs >= 0.97 && MainOp(*pw).ios > 0 && lowest_p99 > 0) {
+      const double tail = MainOp(*pw).p99_ms / lowest_p99;
+      if (tail > g.worst_p99_where_close) {
+        g.worst_p99_where_close = tail;
+        g.worst_p99_scenario = s.name;
+      }
+    }
+  }
+  if (n == 0) return SelectorGoals{};
+  g.share_within_3pct = static_cast<double>(within) / n;
+  return g;
 }
 
 }  // namespace pathwise::lab

@@ -47,9 +47,31 @@ struct LeagueEntry {
   std::vector<Loss> losses;
 };
 
+// Throughput of a run: MiB/s, reads and writes together.
+double Throughput(const PolicyResult& r);
+// The op that completed more I/Os (reads on a tie): its tail is the run's.
+const OpResult& MainOp(const PolicyResult& r);
+
 // One entry per policy of the outcomes, in their order; empty for no
 // outcomes. Scenarios where no policy completed an I/O are left out.
 std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family);
+
+// The selector's goals on a family: pathwise >= 0.97x the best other
+// policy's throughput in at least 95 % of the scenarios and never below
+// 0.90x; its p99 at most 1.1x the lowest p99 wherever its throughput is
+// within 3 % of the best other's.
+struct SelectorGoals {
+  double share_within_3pct = 0;      // goal >= 0.95
+  double worst = 0;                  // goal >= 0.90
+  double worst_p99_where_close = 0;  // goal <= 1.1
+  std::string worst_scenario, worst_p99_scenario;
+  bool met() const {
+    return share_within_3pct >= 0.95 && worst >= 0.90 &&
+           worst_p99_where_close <= 1.1;
+  }
+};
+// Requires `pathwise` among the family's policies; all zero otherwise.
+SelectorGoals CheckSelectorGoals(const std::vector<ScenarioOutcome>& family);
 
 }  // namespace pathwise::lab
 

@@ -221,6 +221,15 @@ class Parser {
                          "and bandwidth is unlimited, so simulated time "
                          "would stop (give it a latency)"));
       }
+      if (p.latency_ns == 0 && p.spread_ns == 0 && p.bandwidth == 0 &&
+          p.write_service_ns == 0) {
+        return ErrorAt(
+            path_lines_[i],
+            absl::StrCat("path '", p.name,
+                         "' takes no time for a write: latency, write_service "
+                         "and spread are 0 and bandwidth is unlimited, so "
+                         "simulated time would stop (give it a latency)"));
+      }
       servers += p.parallelism;
       if (servers > kMaxServers) {
         return ErrorAt(path_lines_[i],
@@ -346,6 +355,10 @@ class Parser {
         return SetInt(v, 1, 65536, &w.iodepth);
       }
       if (key == "cpus") return SetInt(v, 1, 4096, &w.cpus);
+      if (key == "cpu_per_io") return Set(ParseDuration(v), &w.cpu_per_io_ns);
+      if (key == "host_latency") {
+        return Set(ParseDuration(v), &w.host_latency_ns);
+      }
       if (key == "numa_node") return SetInt(v, 0, 1023, &w.numa_node);
       if (key == "bs") {
         absl::StatusOr<uint64_t> bs = ParseSize(v);
@@ -367,6 +380,9 @@ class Parser {
       if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);
       if (key == "spread") return Set(ParseDuration(v), &p.spread_ns);
       if (key == "service") return Set(ParseDuration(v), &p.service_ns);
+      if (key == "write_service") {
+        return Set(ParseDuration(v), &p.write_service_ns);
+      }
       if (key == "parallelism") return SetInt(v, 0, 1 << 20, &p.parallelism);
       if (key == "bandwidth") return Set(ParseBandwidth(v), &p.bandwidth);
       if (key == "queues") return SetInt(v, 0, 4096, &p.queues);

@@ -32,7 +32,10 @@ struct PathSpec {
   // Service model, in the order an I/O meets it:
   double bandwidth = 0;    // bytes/s per direction (full duplex); 0 unlimited
   int parallelism = 0;     // target I/Os in service at once; 0 unlimited
-  int64_t service_ns = 0;  // target service time per I/O
+  int64_t service_ns = 0;  // target service time per I/O (reads)
+  // A write's service time where it differs from a read's (a flash target's
+  // program cost, a write-back cache's quick acknowledgement); -1: the same.
+  int64_t write_service_ns = -1;
   int64_t latency_ns = 100'000;  // round trip (pure delay, no capacity)
   int64_t spread_ns = 0;         // mean of an exponential extra delay
   int queues = 0;                // TCP connections; 0: one per CPU
@@ -59,6 +62,12 @@ struct Workload {
   double read_fraction = 1.0;
   int cpus = 0;  // 0: numjobs (job j runs on CPU j % cpus)
   int numa_node = 0;
+  // The host's own cost per I/O before it reaches a path (the block layer,
+  // a ublk round trip through a userspace datapath): CPU time on the I/O's
+  // CPU, one I/O at a time per CPU, and a delay that takes no CPU. Both
+  // count in the I/O's latency at the head, neither in its path latency.
+  int64_t cpu_per_io_ns = 0;
+  int64_t host_latency_ns = 0;
 };
 
 struct TcpModel {

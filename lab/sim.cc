@@ -71,6 +71,8 @@ class Sim {
   void SubmitToPath(int id, int pi);
   void Submit(int id);
   void NewIo(int id);
+  // The host's cost (cpu_per_io, host_latency) before the path is chosen.
+  void HostThenSubmit(int id);
   void LeavePath(Io& io);
   void Complete(int id);
   void ApplyScript(const Event& e);
@@ -88,6 +90,7 @@ class Sim {
   int64_t tick_ns_ = 0;  // the selector's tick interval; 0: none
   std::vector<Io> ios_;
   std::vector<int> parked_;
+  std::vector<int64_t> cpu_free_;  // when each CPU is next idle
   bool any_usable_ = false;
   PolicyResult result_;
   LatencyHistogram hist_[2];
@@ -110,6 +113,7 @@ Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector)
     }
   });
   result_.path_ios.assign(n_, 0);
+  cpu_free_.assign(cpus_, 0);
   tick_ns_ = selector_.tick_interval_ns();
   path_info_.resize(n_);
   for (int i = 0; i < n_; ++i) {
@@ -174,6 +178,9 @@ PolicyResult Sim<S>::Run() {
         selector_.Tick(now_);
         Push(now_ + tick_ns_, 0, EvKind::kTick);
         break;
+      case EvKind::kSubmit:
+        Submit(static_cast<int>(e.id()));
+        break;
     }
   }
   const double secs = static_cast<double>(sc_.duration_ns) / 1e9;
@@ -232,7 +239,23 @@ void Sim<S>::NewIo(int id) {
   io.req.op = Uniform() < sc_.workload.read_fraction ? model::OpGroup::kRead
                                                      : model::OpGroup::kWrite;
   io.submit_ns = now_;
-  Submit(id);
+  HostThenSubmit(id);
+}
+
+template <typename S>
+void Sim<S>::HostThenSubmit(int id) {
+  const Workload& w = sc_.workload;
+  if (w.cpu_per_io_ns == 0 && w.host_latency_ns == 0) {
+    Submit(id);
+    return;
+  }
+  int64_t t = now_;
+  if (w.cpu_per_io_ns > 0) {
+    int64_t& free = cpu_free_[ios_[id].req.cpu];
+    free = std::max(free, t) + w.cpu_per_io_ns;
+    t = free;
+  }
+  Push(t + w.host_latency_ns, static_cast<uint32_t>(id), EvKind::kSubmit);
 }
 
 template <typename S>

@@ -5,7 +5,9 @@
 namespace pathwise::lab {
 
 Target::Target(const PathSpec& spec, uint32_t bs)
-    : service_ns_(spec.service_ns),
+    : service_ns_{spec.service_ns, spec.write_service_ns >= 0
+                                       ? spec.write_service_ns
+                                       : spec.service_ns},
       ser_ns_(
           spec.bandwidth > 0
               ? std::max<int64_t>(1, std::llround(bs * 1e9 / spec.bandwidth))

@@ -1,6 +1,7 @@
 // The far end of a path: the link to the target (serialization, one link per
 // direction) and the target's servers (a FIFO queue in front of
-// `parallelism` servers that each take `service`). lab/README.md describes
+// `parallelism` servers that each take `service`, or `write_service` for a
+// write). lab/README.md describes
 // the model.
 #ifndef PATHWISE_LAB_TARGET_H_
 #define PATHWISE_LAB_TARGET_H_
@@ -29,17 +30,17 @@ class Target {
     }
     if (!ring_.empty()) {  // FIFO multi-server target
       int64_t& slot = ring_[ring_head_];
-      slot = std::max(t, slot) + service_ns_;
+      slot = std::max(t, slot) + service_ns_[read ? 0 : 1];
       t = slot;
       if (++ring_head_ == ring_.size()) ring_head_ = 0;
     } else {
-      t += service_ns_;
+      t += service_ns_[read ? 0 : 1];
     }
     return t;
   }
 
  private:
-  int64_t service_ns_;
+  int64_t service_ns_[2];          // read, write
   int64_t ser_ns_;                 // per I/O on the link; 0: unlimited
   int64_t link_free_[2] = {0, 0};  // host->target, target->host
   std::vector<int64_t> ring_;      // finish times of the servers

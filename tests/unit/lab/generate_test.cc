@@ -49,6 +49,7 @@ TEST(Generate, DrawsCoverTheDocumentedRanges) {
   std::set<size_t> paths;
   int64_t min_rtt = INT64_MAX, max_rtt = 0;
   int capacity = 0, latency_bound = 0, with_bandwidth = 0;
+  int dearer_writes = 0, cheaper_writes = 0;
   std::set<EventKind> kinds;
   std::set<uint32_t> sizes;
   for (int i = 0; i < 300; ++i) {
@@ -58,6 +59,12 @@ TEST(Generate, DrawsCoverTheDocumentedRanges) {
       min_rtt = std::min(min_rtt, p.latency_ns);
       max_rtt = std::max(max_rtt, p.latency_ns);
       with_bandwidth += p.bandwidth > 0;
+      if (p.write_service_ns >= 0) {
+        dearer_writes += p.write_service_ns > p.service_ns;
+        cheaper_writes += p.write_service_ns < p.service_ns;
+        EXPECT_LE(p.write_service_ns, 4 * p.service_ns) << s.name;
+        EXPECT_GE(p.write_service_ns, p.service_ns / 4 - 1) << s.name;
+      }
     }
     (s.paths[0].parallelism > 0 ? capacity : latency_bound)++;
     for (const Event& e : s.events) kinds.insert(e.kind);
@@ -80,6 +87,8 @@ TEST(Generate, DrawsCoverTheDocumentedRanges) {
   EXPECT_GT(capacity, 100);
   EXPECT_GT(latency_bound, 100);
   EXPECT_GT(with_bandwidth, 0);
+  EXPECT_GT(dearer_writes, 100);  // asymmetric read/write costs both ways
+  EXPECT_GT(cheaper_writes, 100);
   EXPECT_EQ(kinds.size(), 5u);  // delay, loss, down, up, ana
   EXPECT_EQ(sizes.size(), 7u);
 }
@@ -89,7 +98,7 @@ TEST(Generate, DrawsCoverTheDocumentedRanges) {
 TEST(Generate, DrawnScenariosSimulate) {
   for (int i = 0; i < 3; ++i) {
     Scenario s = DrawScenario(3, i);
-    s.duration_ns = 200 * kMs;
+    s.duration_ns = 1 * kSec;
     s.events.clear();
     for (policy::Policy p :
          {policy::Policy::kRoundRobin, policy::Policy::kPathwise}) {

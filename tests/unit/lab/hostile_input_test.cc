@@ -48,6 +48,44 @@ TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
   }
 }
 
+TEST(HostileScenarioTest, PathWhoseWritesTakeNoTimeIsRejected) {
+  EXPECT_EQ(Error("[scenario]\nduration = 1s\n[path a]\nlatency = 0s\n"
+                  "service = 1ms\nwrite_service = 0s\n"),
+            "x.scn:3: path 'a' takes no time for a write: latency, "
+            "write_service and spread are 0 and bandwidth is unlimited, so "
+            "simulated time would stop (give it a latency)");
+  EXPECT_EQ(Error("[path a]\nlatency = 0s\nservice = 0s\n"
+                  "write_service = 1ms\n"),
+            "x.scn:1: path 'a' takes no time: latency, service and spread "
+            "are 0 and bandwidth is unlimited, so simulated time would stop "
+            "(give it a latency)");
+  EXPECT_EQ(Error("[path a]\nwrite_service = 3 parsecs\n"),
+            "x.scn:2: write_service: bad duration unit (want ns, us, ms, s "
+            "or m) '3 parsecs'");
+}
+
+// A write's own service time is what a write costs at the target, and a
+// read's is unchanged by it.
+TEST(HostileScenarioTest, WriteServiceCostsWritesOnly) {
+  auto run = [](const char* write_service, const char* read_share) {
+    absl::StatusOr<Scenario> sc = ParseScenario(
+        absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 1\n"
+                     "iodepth = 1\nread = ",
+                     read_share,
+                     "\n[path a]\nlatency = 0s\nparallelism = 1\n"
+                     "service = 1ms\n",
+                     write_service, "\n"),
+        "x.scn");
+    EXPECT_TRUE(sc.ok()) << sc.status();
+    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+  };
+  // One I/O at a time: IOPS is 1 / the service time.
+  EXPECT_NEAR(run("", "0%").ops[1].iops, 1000, 2);
+  EXPECT_NEAR(run("write_service = 4ms", "0%").ops[1].iops, 250, 1);
+  EXPECT_NEAR(run("write_service = 4ms", "100%").ops[0].iops, 1000, 2);
+  EXPECT_NEAR(run("write_service = 250us", "0%").ops[1].p50_ms, 0.25, 0.01);
+}
+
 TEST(HostileScenarioTest, SizesBeyondTheLimitsAreParseErrors) {
   EXPECT_EQ(Error("[workload]\nnumjobs = 4096\niodepth = 65536\n[path a]\n"),
             "x.scn:3: numjobs x iodepth = 268435456: at most 262144 "

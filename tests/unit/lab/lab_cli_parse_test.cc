@@ -106,6 +106,28 @@ TEST(LabCliParseTest, GenerateNeedsOutAndNoScenario) {
             "lab: --generate: want 1..100000, got '0'");
 }
 
+TEST(LabCliParseTest, LeagueAndPlot) {
+  absl::StatusOr<LabOptions> o =
+      ParseLabArgs({"--league=300", "--seed=2", "--plot=l.svg"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->league, 300);
+  EXPECT_EQ(o->plot, "l.svg");
+  EXPECT_EQ(Error({"--league=0"}), "lab: --league: want 1..100000, got '0'");
+  EXPECT_EQ(Error({"--league=x"}), "lab: --league: want 1..100000, got 'x'");
+  EXPECT_EQ(Error({"--league=3", "--scenario=x.scn"}),
+            "lab: --league runs drawn scenarios: not with --scenario or "
+            "--generate");
+  EXPECT_EQ(Error({"--league=3", "--generate=3", "--out=d"}),
+            "lab: --league runs drawn scenarios: not with --scenario or "
+            "--generate");
+  EXPECT_EQ(Error({"--league=3", "--out=d"}), "lab: --out is for --generate");
+  EXPECT_EQ(Error({"--scenario=x.scn", "--plot=l.svg"}),
+            "lab: --plot is for --league");
+  EXPECT_EQ(Error({"--league=3", "--plot", ""}), "lab: --plot is empty");
+  EXPECT_EQ(Error({"--scenario=x.scn", "--csv=l.csv"}),
+            "lab: --csv is for --league");
+}
+
 // As the agent mounts them: on a subcommand, beside flags of other
 // subcommands, checked by CheckLabArgs after the parse.
 TEST(LabCliParseTest, FlagsOnASubcommand) {

@@ -2,11 +2,21 @@
 // best and the best other policy, quantiles, tails, and the losses listed.
 #include "lab/league.h"
 
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lab/family.h"
+#include "lab/generate.h"
+#include "lab/lab_cli.h"
+#include "lab/league_plot.h"
 
 namespace pathwise::lab {
 namespace {
@@ -66,6 +76,135 @@ TEST(League, RatiosQuantilesTailsAndLosses) {
   EXPECT_EQ(rr.losses.size(), 2u);
   EXPECT_DOUBLE_EQ(rr.p99_worst, 2);  // 10 against pathwise's 5 in a
   EXPECT_TRUE(League({}).empty());
+}
+
+// The selector's goals: the share within 3 %, the worst ratio, and the
+// worst p99 where pathwise is within 3 % (against the lowest of all).
+TEST(League, SelectorGoals) {
+  // pathwise vs best other: a 0.96 (p99 5 vs lowest 5), b 1.2 (p99 10 vs
+  // 10), c 0.8 (not within 3 %: its tail does not count).
+  std::vector<ScenarioOutcome> family = {
+      Outcome("a", 100, 96, 50, 10, 5, 20),
+      Outcome("b", 100, 120, 60, 10, 10, 10),
+      Outcome("c", 80, 80, 100, 10, 20, 10),
+  };
+  SelectorGoals g = CheckSelectorGoals(family);
+  EXPECT_DOUBLE_EQ(g.share_within_3pct, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(g.worst, 0.8);
+  EXPECT_EQ(g.worst_scenario, "c");
+  EXPECT_DOUBLE_EQ(g.worst_p99_where_close, 1);
+  EXPECT_FALSE(g.met());
+  // 39 wins and one loss of 0.95: 97.5 % within, worst 0.95; a p99 1.2x
+  // the lowest where within 3 % misses the tail goal alone.
+  family.clear();
+  for (int i = 0; i < 39; ++i) {
+    family.push_back(
+        Outcome("w" + std::to_string(i), 100, 100, 90, 10, 10, 12));
+  }
+  family.push_back(Outcome("l", 100, 95, 90, 10, 10, 10));
+  g = CheckSelectorGoals(family);
+  EXPECT_DOUBLE_EQ(g.share_within_3pct, 0.975);
+  EXPECT_DOUBLE_EQ(g.worst, 0.95);
+  EXPECT_TRUE(g.met());
+  family.push_back(Outcome("tail", 100, 100, 90, 10, 12, 10));
+  g = CheckSelectorGoals(family);
+  EXPECT_DOUBLE_EQ(g.worst_p99_where_close, 1.2);
+  EXPECT_EQ(g.worst_p99_scenario, "tail");
+  EXPECT_FALSE(g.met());
+  // Without pathwise there is nothing to check.
+  EXPECT_EQ(CheckSelectorGoals({{"x", {Result(policy::Policy::kNuma, 1, 1)}}})
+                .share_within_3pct,
+            0);
+}
+
+TEST(League, TableListsEveryPolicyTheLossesAndTheGoals) {
+  const std::vector<ScenarioOutcome> family = {
+      Outcome("a", 100, 96, 50, 10, 5, 20),
+      Outcome("b", 100, 120, 60, 10, 10, 10),
+      Outcome("c", 80, 80, 100, 10, 20, 10),
+  };
+  const std::string t = FormatLeague("T", family, League(family), 1);
+  EXPECT_THAT(t, ::testing::StartsWith("T\n"));
+  EXPECT_THAT(t,
+              ::testing::HasSubstr("\nround-robin    0.833   0.800   0.800"));
+  // One loss shown, the rest counted.
+  EXPECT_THAT(t, ::testing::HasSubstr("  pathwise: 2 of 3: c 0.800, 1 more\n"));
+  EXPECT_THAT(t, ::testing::HasSubstr("33.3 %  MISSED"));
+  EXPECT_THAT(t, ::testing::HasSubstr("worst 0.800 (c)  MISSED"));
+  const std::string csv = FormatFamilyCsv(family);
+  EXPECT_THAT(csv, ::testing::HasSubstr("\nc,pathwise,80.000,0.8000,20.0000,"
+                                        "40.0000\n"));
+}
+
+// The plot is a well-formed SVG document (xmllint parses it) with one
+// curve per policy in each panel.
+TEST(League, PlotIsAnSvgWithACurvePerPolicyAndPanel) {
+  const std::vector<ScenarioOutcome> family = {
+      Outcome("a", 100, 96, 50, 10, 5, 20),
+      Outcome("b<&>", 100, 120, 60, 10, 10, 10),
+  };
+  const std::string svg = LeaguePlotSvg("title <&> \"q\"", family);
+  EXPECT_THAT(svg, ::testing::StartsWith("<svg xmlns="));
+  size_t curves = 0;
+  for (size_t at = 0; (at = svg.find("<polyline", at)) != std::string::npos;
+       ++at) {
+    ++curves;
+  }
+  EXPECT_EQ(curves, 6u);
+  char path[] = "/tmp/pathwise-plot-XXXXXX.svg";
+  const int fd = mkstemps(path, 4);
+  ASSERT_GE(fd, 0);
+  {
+    std::ofstream f(path);
+    f << svg;
+  }
+  const std::string cmd = std::string("xmllint --noout ") + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  const int rc = pclose(p);
+  EXPECT_EQ(rc, 0) << "xmllint (libxml2-utils) missing or the SVG is "
+                      "malformed: "
+                   << out;
+  unlink(path);
+  close(fd);
+}
+
+// `pathwise lab --league N --plot FILE`: the table on stdout and the SVG
+// written, for a small family.
+TEST(League, CommandPrintsTheTableAndWritesThePlot) {
+  char dir[] = "/tmp/pathwise-league-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string svg = std::string(dir) + "/l.svg";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunLabCommandLine({"--league=2", "--seed=5", "--jobs=2",
+                               "--policies=round-robin,pathwise", "--plot", svg,
+                               "--csv", std::string(dir) + "/l.csv"},
+                              out, err),
+            0)
+      << err.str();
+  EXPECT_THAT(out.str(), ::testing::StartsWith(
+                             "pathwise lab league: 2 scenarios of the family "
+                             "(lab/generate.h), seed 5\n"));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("selector goals"));
+  std::ifstream f(svg);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_THAT(s.str(), ::testing::HasSubstr("</svg>"));
+  std::ifstream c(std::string(dir) + "/l.csv");
+  std::stringstream cs;
+  cs << c.rdbuf();
+  EXPECT_THAT(cs.str(), ::testing::StartsWith("scenario,policy,mib_s,"));
+  EXPECT_THAT(cs.str(), ::testing::HasSubstr("\ngen-5-1,pathwise,"));
+  std::ostringstream bad;
+  EXPECT_EQ(RunLabCommandLine(
+                {"--league=1", "--plot", std::string(dir) + "/no/such/l.svg"},
+                out, bad),
+            1);
+  EXPECT_THAT(bad.str(), ::testing::HasSubstr("cannot write"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+// A scenario family run under each policy, and the league table's text and
+// JSON: what `pathwise lab --league N` prints and the results file keeps.
+#ifndef PATHWISE_LAB_FAMILY_H_
+#define PATHWISE_LAB_FAMILY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lab/league.h"
+#include "lab/scenario.h"
+#include "policy/policy.h"
+
+namespace pathwise::lab {
+
+// Every policy on every scenario (each with its own seed), on up to `jobs`
+// threads that take (scenario, policy) pairs in turn; the result does not
+// depend on `jobs`.
+std::vector<ScenarioOutcome> RunFamily(
+    const std::vector<Scenario>& scenarios,
+    const std::vector<policy::Policy>& policies, int jobs);
+
+// The league table: one row per policy, then each policy's losses by more
+// than 3 % (the worst `max_losses` of them, and how many more), then the
+// selector's goals checked on this family (when `pathwise` ran), one line
+// each with "met" or "MISSED". `title` heads it.
+std::string FormatLeague(const std::string& title,
+                         const std::vector<ScenarioOutcome>& family,
+                         const std::vector<LeagueEntry>& league,
+                         size_t max_losses);
+
+// Per scenario and policy: MiB/s, the ratio to the best other policy, p99
+// and p999 of the op that completed more I/Os (CSV with a header line).
+std::string FormatFamilyCsv(const std::vector<ScenarioOutcome>& family);
+
+// The league and every outcome as one JSON document.
+std::string FormatLeagueJson(const std::string& title,
+                             const std::vector<ScenarioOutcome>& family,
+                             const std::vector<LeagueEntry>& league);
+
+}  // namespace pathwise::lab
+
+#endif  // PATHWISE_LAB_FAMILY_H_

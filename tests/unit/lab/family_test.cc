@@ -1,0 +1,53 @@
+// The selector on a fast family: pathwise against the best other policy on
+// drawn scenarios it was not tuned on (this family is seed 3; the league
+// benchmark, bench/lab_league.sh, runs 300 of seed 2).
+//
+// The goals (>= 0.97x the best other policy in 95 % of the scenarios,
+// never below 0.90x, p99 <= 1.1x the lowest where within 3 %) are not met
+// yet: on this family the selector measures 86.7 %, worst 0.802 and a p99
+// 4.10x the lowest. Until it meets them, this test holds it to that
+// measured floor, less a margin, so that a change that makes it worse over
+// the family fails here; the table in the failure message says where.
+#include "lab/family.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "lab/generate.h"
+#include "lab/league.h"
+#include "policy/policy.h"
+
+namespace pathwise::lab {
+namespace {
+
+constexpr int kScenarios = 60;
+constexpr uint64_t kSeed = 3;
+
+TEST(Family, PathwiseMeetsTheSelectorGoals) {
+  std::vector<Scenario> scenarios;
+  for (int i = 0; i < kScenarios; ++i) {
+    scenarios.push_back(DrawScenario(kSeed, i));
+  }
+  const std::vector<ScenarioOutcome> family =
+      RunFamily(scenarios, policy::AllPolicies(), /*jobs=*/2);
+  const std::vector<LeagueEntry> league = League(family);
+  const SelectorGoals g = CheckSelectorGoals(family);
+  const std::string table = FormatLeague(
+      "family seed 3, " + std::to_string(kScenarios) + " scenarios", family,
+      league, 20);
+  // The simulator is deterministic: the margins are for changes of the
+  // selector that trade one scenario for another, not for noise.
+  EXPECT_GE(g.share_within_3pct, 0.85) << table;     // goal 0.95
+  EXPECT_GE(g.worst, 0.78) << table;                 // goal 0.90
+  EXPECT_LE(g.worst_p99_where_close, 4.5) << table;  // goal 1.1
+  // And it stays the best policy over the family by its median.
+  for (const LeagueEntry& e : league) {
+    if (e.policy == policy::Policy::kPathwise) {
+      EXPECT_GE(e.median, 0.99) << table;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pathwise::lab
