@@ -144,13 +144,34 @@ calib=$(awk '$1 == "kernel" && $2 == "symmetric" && $3 == "round-robin" { print 
 # The latency-bound pair's paths: the kernel round-robin's mean on
 # lb-symmetric (the base delay and the per-I/O time in that regime).
 calib_lb=$(awk '$1 == "kernel" && $2 == "lb-symmetric" && $3 == "round-robin" { print $6 }' "$work/rows.txt")
-lab_csv() { # scenario -> csv of pathwise lab
-  local sc=$1 f=$work/lab-$1.scn lat=$calib
-  [[ $sc == lb-* ]] && lat=$calib_lb
+# The datapath's own cost per I/O, measured on the pair's symmetric
+# scenario (symmetric, lb-symmetric) and carried to the pair's others: CPU
+# (the server process's user + system time per I/O, on its --queues
+# threads, one I/O at a time each) and a delay that takes no CPU (its mean
+# completion latency over the kernel round-robin's, less that CPU: the
+# ublk round trip and the wake-ups). Means over the datapath's policies.
+dp_queues=$(sed -n 's/.*--queues[ =]\([0-9]*\).*/\1/p' <<<"$dp_args")
+dp_cost() { # calibration scenario -> "cpu_us host_latency_us" or nothing
+  awk -v s="$1" '$2 == s && $1 == "kernel" && $3 == "round-robin" { k = $6 }
+    $2 == s && $1 == "datapath" && $3 !~ /[\/+]/ { n++; lat += $6; cpu += $9 + $10 }
+    END { if (n && k) { c = cpu / n; h = lat / n - k - c; if (h < 0) h = 0; printf "%.0f %.0f", c, h } }' "$work/rows.txt"
+}
+read -r dp_cpu dp_lat <<<"$(dp_cost symmetric)"
+read -r dp_cpu_lb dp_lat_lb <<<"$(dp_cost lb-symmetric)"
+lab_csv() { # scenario [datapath] -> csv of pathwise lab
+  local sc=$1 dp=${2:-} f=$work/lab-$1${2:+-$2}.scn lat=$calib cpu=$dp_cpu host=$dp_lat
+  [[ $sc == lb-* ]] && lat=$calib_lb cpu=$dp_cpu_lb host=$dp_lat_lb
   [[ -n $lat ]] || return 0
+  [[ -z $dp || -n $cpu ]] || return 0
   {
     printf '[scenario]\nname = testbed-%s\nduration = %ss\nseed = 1\n' "$sc" "$runtime"
-    printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = 2\n' "$numjobs" "$iodepth"
+    if [[ -n $dp ]]; then
+      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = %s\n' \
+        "$numjobs" "$iodepth" "${dp_queues:-1}"
+      printf 'cpu_per_io = %sus\nhost_latency = %sus\n' "$cpu" "$host"
+    else
+      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = 2\n' "$numjobs" "$iodepth"
+    fi
     for p in p0 p1; do printf '[path %s]\nlatency = %sus\nnuma_node = 0\n' "$p" "$lat"; done
     printf '[events]\n'
     case $sc in
@@ -165,9 +186,11 @@ lab_csv() { # scenario -> csv of pathwise lab
 if [[ -x $bin ]]; then
   for sc in $scenarios; do
     lab_csv "$sc" >"$work/lab-$sc.csv" || die "pathwise lab failed on $work/lab-$sc.scn"
+    lab_csv "$sc" datapath >"$work/lab-$sc-datapath.csv" ||
+      die "pathwise lab failed on $work/lab-$sc-datapath.scn"
   done
 fi
-lab_mib() { # scenario policy -> MiB/s or "-"
+lab_mib() { # csv-name policy -> MiB/s or "-"
   [[ -s $work/lab-$1.csv ]] || { echo "-"; return; }
   awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "policy") pc = i; if ($i == "mib_s") mc = i; if ($i == "op") oc = i } next }
     $pc == p && $oc == "read" { printf "%.2f", $mc; found = 1 } END { if (!found) printf "-" }' "$work/lab-$1.csv"
@@ -185,18 +208,25 @@ lab_mib() { # scenario policy -> MiB/s or "-"
   [[ " $scenarios " == *" lb-"* ]] &&
     echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric)"
   echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
-  printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s\n' \
-    scenario side policy MiB/s "x rr" clat_us p99_us cpu/io "srv usr" "srv sys" IOPS lab_MiB/s "lab x"
+  echo "# lab dp: the lab with the datapath's cost per I/O (cpu_per_io on ${dp_queues:-1} CPU, host_latency): ${dp_cpu:-?} + ${dp_lat:-?} us from symmetric, ${dp_cpu_lb:-?} + ${dp_lat_lb:-?} us from lb-symmetric (calibration: those two scenarios' own rows are fitted, the others predicted); err: measured / lab dp - 1"
+  printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s | %7s %6s\n' \
+    scenario side policy MiB/s "x rr" clat_us p99_us cpu/io "srv usr" "srv sys" IOPS lab_MiB/s "lab x" "lab dp" err
   while read -r side sc pol iops mib mean p99 cpu su ss _; do
     rr=$(awk -v s="$sc" '$1 == "kernel" && $2 == s && $3 == "round-robin" { print $5 }' "$work/rows.txt")
     lpol=${pol%+perf}
     lpol=${lpol%%/*}
     lab=$(lab_mib "$sc" "$lpol")
     labrr=$(lab_mib "$sc" round-robin)
-    printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s\n' "$sc" "$side" "$pol" "$mib" \
+    dp="-" err="-"
+    if [[ $side == datapath && $pol != */* ]]; then
+      dp=$(lab_mib "$sc-datapath" "$lpol")
+      err=$(awk -v a="$mib" -v b="$dp" 'BEGIN { if (b > 0) printf "%+.0f%%", (a / b - 1) * 100; else printf "-" }')
+    fi
+    printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s | %7s %6s\n' "$sc" "$side" "$pol" "$mib" \
       "$(awk -v a="$mib" -v b="$rr" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }')" \
       "$mean" "$p99" "$cpu" "$su" "$ss" "$iops" "$lab" \
-      "$(awk -v a="$lab" -v b="$labrr" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else printf "-" }')"
+      "$(awk -v a="$lab" -v b="$labrr" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else printf "-" }')" \
+      "$dp" "$err"
   done <"$work/rows.txt"
   # Hand-written notes below the table survive a rerun.
   if [[ -f $out ]] && grep -q '^## notes' "$out"; then
