@@ -212,22 +212,17 @@ class Parser {
       // trip and jitter, or by its transfer on a limited link; without any
       // of them every completion would come at the instant of its
       // submission and the clock would never reach the end.
-      if (p.latency_ns == 0 && p.service_ns == 0 && p.spread_ns == 0 &&
-          p.bandwidth == 0) {
+      // A write_service of 0 stops it for writes alone.
+      const bool no_delay =
+          p.latency_ns == 0 && p.spread_ns == 0 && p.bandwidth == 0;
+      if (no_delay && (p.service_ns == 0 || p.write_service_ns == 0)) {
+        const bool reads = p.service_ns == 0;
         return ErrorAt(
             path_lines_[i],
-            absl::StrCat("path '", p.name,
-                         "' takes no time: latency, service and spread are 0 "
-                         "and bandwidth is unlimited, so simulated time "
-                         "would stop (give it a latency)"));
-      }
-      if (p.latency_ns == 0 && p.spread_ns == 0 && p.bandwidth == 0 &&
-          p.write_service_ns == 0) {
-        return ErrorAt(
-            path_lines_[i],
-            absl::StrCat("path '", p.name,
-                         "' takes no time for a write: latency, write_service "
-                         "and spread are 0 and bandwidth is unlimited, so "
+            absl::StrCat("path '", p.name, "' takes no time",
+                         reads ? "" : " for a write", ": latency, ",
+                         reads ? "service" : "write_service",
+                         " and spread are 0 and bandwidth is unlimited, so "
                          "simulated time would stop (give it a latency)"));
       }
       servers += p.parallelism;
