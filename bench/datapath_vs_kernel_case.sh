@@ -18,7 +18,9 @@
 # VARIANTS (datapath side; "" for none): "NAME|BINARY|ARGS;..." more datapath builds or
 # flags, each run on VARIANT_SCENARIOS (comma-separated, e.g.
 # symmetric,delay30) under round-robin and pathwise in the same boot, rows
-# labelled POLICY/NAME (before/after comparisons).
+# labelled POLICY/NAME (before/after comparisons). A variant whose ARGS
+# include --listen_address ADDR:PORT has its selector's per-path state
+# sampled over each run into $TB_OUT/metrics-SCENARIO-LABEL.txt.
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
 base_delay=$9 variant_scenarios=${10}
@@ -171,7 +173,24 @@ datapath_run() {
       >"$TB_OUT/perf-record.log" 2>&1 &
     ppid=$!
   fi
+  # A variant whose ARGS serve metrics (--listen_address ADDR:PORT) has
+  # its selector's state per path (cap, base latency, in flight,
+  # selections) sampled twice a second over the run, to see what it did.
+  local listen="" mpid=
+  for ((k = 0; k < ${#args[@]}; k++)); do
+    [[ ${args[k]} == --listen_address ]] && listen=${args[k + 1]:-}
+    [[ ${args[k]} == --listen_address=* ]] && listen=${args[k]#*=}
+  done
+  if [[ -n $listen ]]; then
+    (while sleep 0.5; do
+      echo "# $(date +%s.%N)"
+      curl -s --max-time 1 "http://$listen/metrics" |
+        grep -E '^pathwise_datapath_path_(cap|base_latency_seconds|inflight|selections_total)'
+    done) >"$TB_OUT/metrics-$scenario-${label//\//-}.txt" 2>/dev/null &
+    mpid=$!
+  fi
   run_fio "$label" "$dev" "$pid"
+  [[ -n $mpid ]] && kill "$mpid" 2>/dev/null
   [[ -n $ppid ]] && wait "$ppid"
   kill -TERM "$pid"
   wait "$pid" || die "the datapath exited $? after SIGTERM under $policy"
