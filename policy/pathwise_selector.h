@@ -21,13 +21,25 @@
 //     `base` keeps the old minimum for kBaseWindows ticks: a completion in
 //     under half of it starts the levels afresh (the path got faster),
 //     and slower completions raise the means;
-//   - `cap` = rate x unloaded x (1 + 1/kCapSlackDen) + 1: the I/Os it
-//     serves without queueing (Little's law: in service = rate x latency)
-//     plus room to grow. A path below its knee runs at rate = in-flight /
-//     unloaded, so its cap stays above its in-flight and grows as it is
-//     given more; at the knee the rate stops growing and the cap stops
-//     with it. (From `base` instead, a path whose jitter alone puts its
-//     mean 25 % over its minimum would count as saturated at any load.)
+//   - `cap` = knee x (1 + 1/kCapSlackDen) + 1, the knee being the I/Os it
+//     serves without a queue, read as TCP Vegas reads a queue: over each
+//     rate interval (at least one base latency), the most in flight at
+//     its completions, scaled by unloaded / the interval's lowest
+//     latency, smoothed. A standing queue raises every completion's
+//     latency, the lowest too, above the unloaded latency; time the I/Os
+//     spend outside the path (a ublk round trip, a busy host CPU) lowers
+//     the mean in flight on it but not its peak. Against `unloaded`, not
+//     `base`: the base keeps a latency the path no longer has for
+//     kBaseWindows ticks (in the testbed the datapath's first completions
+//     come before netem adds its delay, and against that base the fast
+//     path's cap stayed at 1 for 10 s), where the levels follow it; and a
+//     queue shorter than the path's jitter reads as none. So a path with no
+//     queue has a cap above the most it was given and grows by a quarter per
+//     round trip; at the knee the lowest latency rises and the cap stops.
+//     Before the first interval, Little's law: rate x unloaded. (From the mean
+//     in flight, rate x unloaded, a path whose I/Os spend a quarter of their
+//     cycle outside it, or whose jitter is a quarter of its latency with no
+//     level yet measured below its knee, counted as saturated at any load.)
 // The choice, among the candidates:
 //   1. a candidate with nothing in flight that has not been sent an I/O
 //      for kProbeBases of its unloaded latencies (at most a window), or
@@ -212,8 +224,13 @@ class PathwiseSelector final : public Selector {
     std::array<double, kBaseWindows> rates{};   // the rate at past ticks
     int next = 0;                               // ring position
     double rate = 0;                            // completions per second
-    int64_t rate_start_ns = -1;  // the current rate interval's start
-    int64_t rate_count = 0;      // completions in it
+    int64_t rate_start_ns = -1;        // the current rate interval's start
+    int64_t rate_count = 0;            // completions in it
+    uint64_t interval_min_ns = kNone;  // the interval's lowest latency
+    int interval_peak = 0;             // the most in flight at its completions
+    // I/Os the path serves without a queue (its knee), from the intervals'
+    // peaks and lowest latencies, smoothed; -1: no interval yet.
+    double in_service = -1;
     int cap = 1;
     // Refreshing a base no completion has confirmed for kBaseWindows
     // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
@@ -282,24 +299,38 @@ class PathwiseSelector final : public Selector {
       return;
     }
     ++p.rate_count;
+    p.interval_min_ns = std::min(p.interval_min_ns, lat);
+    p.interval_peak = std::max(p.interval_peak, inflight + 1);
     const int64_t span = now_ns - p.rate_start_ns;
     if (span <= 0 || static_cast<uint64_t>(span) < p.base_ns) return;
     const double sample =
         static_cast<double>(p.rate_count) * 1e9 / static_cast<double>(span);
     p.rate = p.rate == 0 ? sample : p.rate + (sample - p.rate) / kRateSmoothDen;
+    if (p.base_ns != kNone && p.interval_min_ns != kNone) {
+      // TCP Vegas' reading of a queue: the interval's lowest latency over
+      // the latency without one (here `unloaded`, which follows a path
+      // that changed, where the base keeps the old minimum). A standing
+      // queue raises every completion's latency, the lowest too. The most
+      // in flight that had no queue is then the interval's peak scaled by
+      // unloaded / lowest.
+      const double k = p.interval_peak * Unloaded(p) /
+                       static_cast<double>(p.interval_min_ns);
+      p.in_service = p.in_service < 0
+                         ? k
+                         : p.in_service + (k - p.in_service) / kRateSmoothDen;
+    }
+    p.interval_min_ns = kNone;
+    p.interval_peak = 0;
     p.rate_start_ns = now_ns;
     p.rate_count = 0;
     UpdateCap(p);
   }
   static void UpdateCap(PathState& p) {
     if (p.base_ns == kNone) return;
-    p.cap = CapFor(p.rate, Unloaded(p));
-  }
-  // The cap of a path serving `rate` I/Os per second at `latency_ns`
-  // without a queue.
-  static int CapFor(double rate, double latency_ns) {
-    const double in_service = rate * latency_ns / 1e9;
-    return static_cast<int>(
+    // Until its first interval, Little's law on its rate and latency.
+    const double in_service =
+        p.in_service >= 0 ? p.in_service : p.rate * Unloaded(p) / 1e9;
+    p.cap = static_cast<int>(
         std::min(in_service * (kCapSlackDen + 1) / kCapSlackDen + 1, 1e9));
   }
   // The mean latency of the least loaded level with kLevelSamples
