@@ -245,6 +245,37 @@ TEST(Pathwise, TimeOutsideThePathIsNotSaturation) {
   EXPECT_LE(sent[0], ProbesOf36MsPath(10 * kSec));
 }
 
+// A base from before the paths got their delays does not hold the cap
+// down. In the testbed the datapath's first completions (the new device's
+// partition scan, one I/O at a time) come before netem adds 5 and 35 ms;
+// the base keeps their 0.3 ms for kBaseWindows ticks. With the knee read
+// against that base, every round trip's lowest latency (6 ms) read as a
+// queue of 95 %, the fast path's cap stayed at 1 and the 35 ms path took
+// a share of the I/O until the base aged out.
+TEST(Pathwise, ABaseFromBeforeTheDelaysDoesNotHoldTheCapDown) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  for (int k = 0; k < 8; ++k) {  // the scan: one at a time, on each path
+    const int64_t t = k * kMs;
+    for (int p = 0; p < 2; ++p) {
+      s.OnSubmit(p, Read(), t);
+      s.OnComplete(p, Read(),
+                   {.now_ns = t + 300 * kUs, .latency_ns = 300 * kUs});
+    }
+  }
+  const std::array<int, 2> sent = ClosedLoop(
+      s, 4, 2 * kSec, 8 * kSec,
+      [](int p, int64_t) { return p == 0 ? 36 * kMs : 6 * kMs; }, 500 * kUs);
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(300 * kUs));  // still
+  EXPECT_GT(s.cap(1), 4);
+  // 6 s at 4 / 6.5 ms: ~3.7k I/Os on the fast path; the slow one's probes
+  // (11, one more than at a steady 36 ms from the start). Read against the
+  // base: cap 1 and 330 I/Os on the slow path.
+  EXPECT_GT(sent[1], 3500);
+  EXPECT_LE(sent[0], ProbesOf36MsPath(6 * kSec) + 1);
+}
+
 // A path that got slower is left at once, although its base (a minimum
 // over kBaseWindows ticks) still holds its old latency: the choice goes by
 // the mean latency at its least load, which its next completions raise.
