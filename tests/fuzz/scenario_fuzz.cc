@@ -23,8 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     };
     check(sc->duration_ns > 0);
     check(sc->workload.read_fraction >= 0 && sc->workload.read_fraction <= 1);
+    check(sc->workload.cpu_per_io_ns >= 0 && sc->workload.host_latency_ns >= 0);
     for (const pathwise::lab::PathSpec& p : sc->paths) {
       check(p.latency_ns >= 0 && p.spread_ns >= 0 && p.service_ns >= 0);
+      check(p.write_service_ns >= -1);  // -1: the read's
       check(std::isfinite(p.bandwidth) && p.bandwidth >= 0);
     }
     for (const pathwise::lab::Event& e : sc->events) {
