@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lab/units.h"  // the value parsers (ParseDuration() ...)
 #include "model/types.h"
 #include "policy/policy.h"
 
@@ -99,14 +100,6 @@ absl::StatusOr<Scenario> ParseScenario(absl::string_view text,
                                        absl::string_view file);
 // Reads and parses the file at `path` ("PATH: is a directory" for one).
 absl::StatusOr<Scenario> LoadScenario(const std::string& path);
-
-// Value parsers, exposed for tests. Durations: 250ns, 100us, 30ms, 1.5s, 2m.
-// Sizes: 4096, 4k, 4KiB, 1M (at least one byte once rounded). Bandwidth:
-// 117MiB/s, 1Gbit/s, 125MB/s. Fractions: 5% or 0.05.
-absl::StatusOr<int64_t> ParseDuration(absl::string_view s);
-absl::StatusOr<uint64_t> ParseSize(absl::string_view s);
-absl::StatusOr<double> ParseBandwidth(absl::string_view s);
-absl::StatusOr<double> ParseFraction(absl::string_view s);
 
 }  // namespace pathwise::lab
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -94,6 +95,17 @@ class HttpRoutesTest : public ::testing::Test {
     port_ = server_->ListeningPorts()[0];
   }
 
+  // Publishes a synthetic snapshot; returns its text exposition (coarse
+  // buckets) and its protobuf one (fine buckets), as the routes build them.
+  std::pair<std::string, std::string> PublishSynthetic() {
+    const model::Snapshot s = model::MakeSyntheticSnapshot({.bpf = true});
+    store_.Publish(std::make_shared<model::Snapshot>(s));
+    const BuildInfo build{"1.2.3", "abc"};
+    return {
+        SerializeText(BuildFamilies(&s, build)),
+        SerializeProtobuf(BuildFamilies(&s, build, {HistogramBuckets::kFine}))};
+  }
+
   void SetHealth(model::Health h) {
     absl::MutexLock lock(&mu_);
     health_ = std::move(h);
@@ -151,12 +163,7 @@ TEST_F(HttpRoutesTest, MetricsFollowEachPublishedSnapshot) {
 // protobuf exposition (fine buckets as native histograms), everyone else the
 // text one with coarse buckets; ?format= overrides the header.
 TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
-  const model::Snapshot s = model::MakeSyntheticSnapshot({.bpf = true});
-  store_.Publish(std::make_shared<model::Snapshot>(s));
-  const BuildInfo build{"1.2.3", "abc"};
-  const std::string text = SerializeText(BuildFamilies(&s, build));
-  const std::string proto =
-      SerializeProtobuf(BuildFamilies(&s, build, {HistogramBuckets::kFine}));
+  const auto [text, proto] = PublishSynthetic();
   ASSERT_NE(text, proto);
   auto get = [this](const std::string& path, const std::string& accept) {
     return RawRequest(port_,
@@ -184,12 +191,7 @@ TEST_F(HttpRoutesTest, MetricsNegotiatesProtobufOrText) {
 // As Prometheus asks (gzip, and protobuf or text): both expositions come
 // gzipped, and each decompresses to exactly the uncompressed one.
 TEST_F(HttpRoutesTest, MetricsGzipsBothExpositions) {
-  const model::Snapshot s = model::MakeSyntheticSnapshot({.bpf = true});
-  store_.Publish(std::make_shared<model::Snapshot>(s));
-  const BuildInfo build{"1.2.3", "abc"};
-  const std::string text = SerializeText(BuildFamilies(&s, build));
-  const std::string proto =
-      SerializeProtobuf(BuildFamilies(&s, build, {HistogramBuckets::kFine}));
+  const auto [text, proto] = PublishSynthetic();
   for (const auto& [format, want] :
        {std::pair{"protobuf", proto}, std::pair{"text", text}}) {
     const std::string r = RawRequest(
