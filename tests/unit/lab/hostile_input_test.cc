@@ -86,6 +86,32 @@ TEST(HostileScenarioTest, WriteServiceCostsWritesOnly) {
   EXPECT_NEAR(run("write_service = 250us", "0%").ops[1].p50_ms, 0.25, 0.01);
 }
 
+// The host's cost per I/O: `cpu_per_io` is CPU time, one I/O at a time per
+// CPU, so it caps a CPU's IOPS however many I/Os are outstanding;
+// `host_latency` is a delay that takes no CPU. Both count in the I/O's
+// latency at the head.
+TEST(HostileScenarioTest, HostCostsCapACpuAndDelayEachIo) {
+  auto run = [](const char* host, int cpus) {
+    absl::StatusOr<Scenario> sc = ParseScenario(
+        absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 4\n"
+                     "iodepth = 8\ncpus = ",
+                     cpus, "\n", host, "\n[path a]\nlatency = 1ms\n"),
+        "x.scn");
+    EXPECT_TRUE(sc.ok()) << sc.status();
+    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+  };
+  // Free host: 32 outstanding over a 1 ms path, 32k IOPS (less the
+  // congestion window's first round trips).
+  EXPECT_NEAR(run("", 1).ops[0].iops, 32000, 300);
+  // 100 us of CPU per I/O: one CPU serves 10k IOPS, two 20k.
+  EXPECT_NEAR(run("cpu_per_io = 100us", 1).ops[0].iops, 10000, 20);
+  EXPECT_NEAR(run("cpu_per_io = 100us", 2).ops[0].iops, 20000, 40);
+  // 1 ms of delay per I/O, no CPU: half the rate, twice the latency.
+  const PolicyResult d = run("host_latency = 1ms", 1);
+  EXPECT_NEAR(d.ops[0].iops, 16000, 100);
+  EXPECT_NEAR(d.ops[0].p50_ms, 2.0, 0.05);
+}
+
 TEST(HostileScenarioTest, SizesBeyondTheLimitsAreParseErrors) {
   EXPECT_EQ(Error("[workload]\nnumjobs = 4096\niodepth = 65536\n[path a]\n"),
             "x.scn:3: numjobs x iodepth = 268435456: at most 262144 "
