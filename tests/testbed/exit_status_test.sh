@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The launcher's exit status and case handling, in one boot of tcp:1:
+#   - the status is the first failed case's: tcp_subsys passes, exit3
+#     exits 3, so the run exits 3 whatever follows;
+#   - a hung case (hang.sh) is killed by --case-timeout with the stacks of
+#     its processes printed, reported HUNG, and the next case still runs;
+#   - a guest kernel panic mid-run (panic_once.sh) makes the launcher run
+#     all the cases again in a new boot (without that the status is 126).
+set -uo pipefail
+dir=$(dirname "$(readlink -f "$0")")
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  tail -n 60 "$out" >&2
+  exit 1
+}
+"$dir/testbed" run --timeout 400 --case-timeout 45 --kernel 6.12 --topology tcp:1 "$@" \
+  "$dir/cases/tcp_subsys.sh" --and "$dir/cases/exit3.sh" --and "$dir/cases/hang.sh" \
+  --and "$dir/cases/panic_once.sh" >"$out" 2>&1
+rc=$?
+cat "$out"
+((rc == 3)) || fail "the run exited $rc, expected 3 (exit3.sh's status)"
+grep -q "testbed case hang: still running after 45 s; where its processes wait" "$out" ||
+  fail "no watchdog report for the hung case"
+# The blocked child's own kernel wait, by name, and the case's shell.
+grep -qE "task [0-9]+ cat state S wchan [a-z_]+" "$out" || fail "the report names no wait of the blocked cat"
+grep -qE -- "--- pid [0-9]+: cat /run/tb-hang.fifo" "$out" || fail "the report lists no process of the case"
+grep -q "testbed case hang: killed after 45 s" "$out" || fail "the hung case was not killed"
+grep -qE "HUNG +hang: killed after 45 s" "$out" || fail "the summary does not say HUNG"
+grep -q "second boot: the launcher ran the cases again after the panic" "$out" ||
+  fail "the case after the hung one did not run"
+grep -qE "ok +panic_once" "$out" || fail "panic_once is not reported ok"
+echo "ok: exit status 3, the hung case killed with its stacks and reported HUNG, the cases after it run"
