@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -19,6 +20,7 @@
 #include "lab/league.h"
 #include "lab/league_plot.h"
 #include "lab/report.h"
+#include "lab/trace.h"
 
 namespace pathwise::lab {
 
@@ -196,6 +198,14 @@ void AddLabFlags(CLI::App& app, LabOptions* o) {
       ->check(LabCheck([](const std::string& text) {
         return text.empty() ? std::string("--csv is empty") : std::string();
       }));
+  app.add_option("--trace", o->trace,
+                 "with --scenario: also write every completed I/O of each "
+                 "policy's run (path, times, latency, failovers) as CSV, up "
+                 "to a million per policy")
+      ->type_name("FILE")
+      ->check(LabCheck([](const std::string& text) {
+        return text.empty() ? std::string("--trace is empty") : std::string();
+      }));
   app.add_option("--plot", o->plot,
                  "with --league: also write the league as an SVG picture")
       ->type_name("FILE.svg")
@@ -216,6 +226,9 @@ absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
   if ((!o.plot.empty() || !o.csv.empty()) && o.league == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "lab: --", o.plot.empty() ? "csv" : "plot", " is for --league"));
+  }
+  if (!o.trace.empty() && (o.league > 0 || o.generate > 0)) {
+    return absl::InvalidArgumentError("lab: --trace is for a --scenario run");
   }
   if (o.league > 0) {
     if (!o.scenario.empty() || o.generate > 0) {
@@ -288,14 +301,15 @@ std::string LabHelpText() {
 
 std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
-    uint64_t seed, int jobs) {
+    uint64_t seed, int jobs, TraceRecorder* trace) {
   std::vector<PolicyResult> results(policies.size());
   if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
   jobs = std::clamp<int>(jobs, 1, std::max<int>(1, policies.size()));
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < policies.size();) {
-      results[i] = Simulate(sc, policies[i], seed);
+      results[i] = Simulate(sc, policies[i], seed,
+                            trace ? trace->Observer(i) : IoObserver{});
     }
   };
   std::vector<std::thread> threads;
@@ -316,6 +330,22 @@ int RunLabCommandLine(const std::vector<std::string>& args, std::ostream& out,
 }
 
 namespace {
+
+// A million rows of about 90 bytes per policy.
+constexpr size_t kTraceRowsPerPolicy = 1'000'000;
+
+// Writes `text` to `path`; false, with the error said, when it cannot.
+bool WriteFile(const std::string& path, absl::string_view text,
+               std::ostream& err) {
+  std::ofstream f(path, std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) {
+    err << "pathwise: lab: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
 
 // --generate: the drawn scenarios as DIR/gen-SEED-I.scn; exit code.
 int Generate(const LabOptions& o, std::ostream& out, std::ostream& err) {
@@ -357,14 +387,7 @@ int RunLeague(const LabOptions& o, std::ostream& out, std::ostream& err) {
   for (const auto& [path, text] :
        {std::pair(o.plot, o.plot.empty() ? "" : LeaguePlotSvg(title, family)),
         std::pair(o.csv, o.csv.empty() ? "" : FormatFamilyCsv(family))}) {
-    if (path.empty()) continue;
-    std::ofstream f(path, std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-      err << "pathwise: lab: cannot write " << path << "\n";
-      return 1;
-    }
+    if (!path.empty() && !WriteFile(path, text, err)) return 1;
   }
   if (o.format == "csv") {
     out << FormatFamilyCsv(family);
@@ -392,8 +415,16 @@ int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
     return 1;
   }
   const uint64_t seed = o.seed.value_or(sc->seed);
+  std::optional<TraceRecorder> trace;
+  if (!o.trace.empty()) trace.emplace(o.policies, kTraceRowsPerPolicy);
   const std::vector<PolicyResult> results =
-      RunPolicies(*sc, o.policies, seed, o.jobs);
+      RunPolicies(*sc, o.policies, seed, o.jobs, trace ? &*trace : nullptr);
+  if (trace && !WriteFile(o.trace, trace->Csv(*sc), err)) return 1;
+  if (trace && trace->dropped() > 0) {
+    err << "pathwise: lab: --trace kept the first " << kTraceRowsPerPolicy
+        << " completions of each policy; " << trace->dropped()
+        << " more not written\n";
+  }
   if (o.format == "csv") {
     out << FormatCsv(*sc, seed, results);
   } else if (o.format == "json") {

@@ -1,7 +1,7 @@
 // `pathwise lab`: its flags and the run of a scenario under each policy.
 //
 //   pathwise lab --scenario FILE [--policies LIST] [--seed N]
-//                [--format table|csv|json] [--jobs N]
+//                [--format table|csv|json] [--jobs N] [--trace FILE]
 //   pathwise lab --generate N --out DIR [--seed S]
 //       writes N scenarios drawn from the family of lab/generate.h as
 //       DIR/gen-S-I.scn, one path per line on stdout
@@ -38,6 +38,8 @@ class ParseError;
 
 namespace pathwise::lab {
 
+class TraceRecorder;
+
 struct LabOptions {
   std::string scenario;
   std::vector<policy::Policy> policies = policy::AllPolicies();
@@ -49,6 +51,7 @@ struct LabOptions {
   int league = 0;       // --league: scenarios of the family to run
   std::string plot;     // --plot: the league's SVG
   std::string csv;      // --csv: the league's every run
+  std::string trace;    // --trace: a scenario run's every completion
   bool help = false;
 };
 
@@ -74,10 +77,11 @@ absl::StatusOr<LabOptions> ParseLabArgs(const std::vector<std::string>& args);
 std::string LabHelpText();
 
 // Every policy of `policies` on `sc`, in that order, on up to `jobs`
-// threads. The result does not depend on `jobs`.
+// threads. The result does not depend on `jobs`. `trace`, when set, was made
+// for `policies` and records their completions.
 std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
-    uint64_t seed, int jobs);
+    uint64_t seed, int jobs, TraceRecorder* trace = nullptr);
 
 // The whole subcommand on parsed options; returns the exit code.
 int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err);

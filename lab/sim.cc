@@ -35,7 +35,8 @@ int Cpus(const Workload& w) { return w.cpus > 0 ? w.cpus : w.numjobs; }
 template <typename S>
 class Sim {
  public:
-  Sim(const Scenario& sc, uint64_t seed, S selector);
+  Sim(const Scenario& sc, uint64_t seed, S selector,
+      const IoObserver* observer);
   PolicyResult Run();
 
  private:
@@ -46,6 +47,7 @@ class Sim {
     int64_t submit_ns = 0;       // head submission
     int64_t path_submit_ns = 0;  // submission to the current path
     uint32_t pending = 0;        // sequence number of its completion event
+    int failovers = 0;           // paths that failed it over
   };
   struct PathState {
     PathState(const PathSpec& spec, int queues, const Workload& w)
@@ -94,11 +96,13 @@ class Sim {
   bool any_usable_ = false;
   PolicyResult result_;
   LatencyHistogram hist_[2];
+  const IoObserver* observer_;  // null: none
 };
 
 template <typename S>
-Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector)
-    : sc_(sc), rng_(seed), selector_(std::move(selector)) {
+Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector,
+            const IoObserver* observer)
+    : sc_(sc), rng_(seed), selector_(std::move(selector)), observer_(observer) {
   const Workload& w = sc_.workload;
   cpus_ = Cpus(w);
   n_ = static_cast<int>(sc_.paths.size());
@@ -106,6 +110,12 @@ Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector)
   for (const PathSpec& spec : sc_.paths) {
     paths_.emplace_back(spec, spec.queues > 0 ? spec.queues : cpus_, w);
   }
+  // Each path's loss steps, in the script's (time) order.
+  std::vector<std::vector<std::pair<int64_t, double>>> loss(n_);
+  for (const Event& e : sc_.events) {
+    if (e.kind == EventKind::kLoss) loss[e.path].emplace_back(e.at_ns, e.loss);
+  }
+  for (int i = 0; i < n_; ++i) paths_[i].tcp.SetLossSchedule(loss[i]);
   result_.policy = selector_.policy();
   heap_.SetRenumberHook([this](const Ev& e, uint32_t old, uint32_t now) {
     if (e.kind() == EvKind::kComplete && ios_[e.id()].pending == old) {
@@ -212,13 +222,13 @@ void Sim<S>::SubmitToPath(int id, int pi) {
 
   int64_t t = p.target.Serve(now_, Op(io) == 0);
   const int64_t rtt = spec.latency_ns + p.extra_delay_ns;
-  t = p.tcp.Send(c, t, rtt);
-  t += rtt;
+  const int64_t sent = p.tcp.Send(c, t, rtt);
+  t = sent + rtt;
   if (spec.spread_ns > 0) {
     t += static_cast<int64_t>(exp_(Uniform()) *
                               static_cast<double>(spec.spread_ns));
   }
-  t = p.tcp.Deliver(c, t, rtt, sc_.tcp, rng_);
+  t = p.tcp.Deliver(c, t, rtt, sc_.tcp, rng_, sent);
   io.pending = Push(t, static_cast<uint32_t>(id), EvKind::kComplete);
 }
 
@@ -239,6 +249,7 @@ void Sim<S>::NewIo(int id) {
   io.req.op = Uniform() < sc_.workload.read_fraction ? model::OpGroup::kRead
                                                      : model::OpGroup::kWrite;
   io.submit_ns = now_;
+  io.failovers = 0;
   HostThenSubmit(id);
 }
 
@@ -276,6 +287,14 @@ void Sim<S>::Complete(int id) {
   ++result_.path_ios[pi];
   selector_.OnComplete(pi, io.req,
                        {.now_ns = now_, .latency_ns = path_lat, .ok = true});
+  if (observer_ != nullptr) {
+    (*observer_)({.op = Op(io),
+                  .path = pi,
+                  .failovers = io.failovers,
+                  .submit_ns = io.submit_ns,
+                  .path_submit_ns = io.path_submit_ns,
+                  .complete_ns = now_});
+  }
   io.path = -1;
   NewIo(id);
 }
@@ -287,8 +306,7 @@ void Sim<S>::ApplyScript(const Event& e) {
     case EventKind::kDelay:
       p.extra_delay_ns = e.delay_ns;
       break;
-    case EventKind::kLoss:
-      p.tcp.SetLoss(e.loss);
+    case EventKind::kLoss:  // TcpPath has the schedule (the constructor)
       break;
     case EventKind::kDown:
       p.up = false;
@@ -314,6 +332,7 @@ void Sim<S>::ApplyScript(const Event& e) {
                             .latency_ns = now_ - io.path_submit_ns,
                             .ok = false});
       io.path = -1;
+      ++io.failovers;
       ++result_.failovers;
       Submit(static_cast<int>(id));
     }
@@ -329,7 +348,7 @@ void Sim<S>::ApplyScript(const Event& e) {
 }  // namespace
 
 PolicyResult Simulate(const Scenario& scenario, policy::Policy policy,
-                      uint64_t seed) {
+                      uint64_t seed, const IoObserver& observer) {
   const policy::PolicyParams params{.latency = scenario.latency,
                                     .pathwise = scenario.pathwise,
                                     .hst = scenario.hst};
@@ -337,7 +356,9 @@ PolicyResult Simulate(const Scenario& scenario, policy::Policy policy,
                                         .start_ns = 0};
   return policy::VisitSelector(policy, params, options, [&](auto& selector) {
     using S = std::decay_t<decltype(selector)>;
-    return Sim<S>(scenario, seed, std::move(selector)).Run();
+    return Sim<S>(scenario, seed, std::move(selector),
+                  observer ? &observer : nullptr)
+        .Run();
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -40,8 +41,22 @@ struct PolicyResult {
 
 inline constexpr std::array<absl::string_view, 2> kOpNames = {"read", "write"};
 
+// One completed I/O (`pathwise lab --trace`): when the application sent it,
+// which path completed it and when it was sent there, and how many paths
+// failed it over before.
+struct IoTrace {
+  int op = 0;    // index into kOpNames
+  int path = 0;  // the scenario's path index
+  int failovers = 0;
+  int64_t submit_ns = 0;
+  int64_t path_submit_ns = 0;
+  int64_t complete_ns = 0;
+};
+using IoObserver = std::function<void(const IoTrace&)>;
+
+// `observer`, when set, sees every completion in simulated-time order.
 PolicyResult Simulate(const Scenario& scenario, policy::Policy policy,
-                      uint64_t seed);
+                      uint64_t seed, const IoObserver& observer = {});
 
 }  // namespace pathwise::lab
 

@@ -1,13 +1,20 @@
 // Unit tests of `pathwise lab`: the scenario parser, determinism, faults.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "lab/lab_cli.h"
 #include "lab/report.h"
 #include "lab/scenario.h"
 #include "lab/sim.h"
+#include "lab/trace.h"
 
 namespace pathwise::lab {
 namespace {
@@ -168,6 +175,99 @@ TEST(SimTest, DownFailsOverAndNoPathParksIo) {
   const double ratio = static_cast<double>(r2.ops[0].ios) / r1.ops[0].ios;
   EXPECT_LT(ratio, 0.95);
   EXPECT_GT(ratio, 0.85);
+}
+
+// --trace's rows are the run's completions: as many per policy and op as
+// the result counts, each with its latency the difference of its times,
+// on a path of the scenario, failed over where a path went down.
+TEST(TraceTest, RowsAreTheRunsCompletions) {
+  absl::StatusOr<Scenario> sc = ParseScenario(kFaults, "faults.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  const std::vector<policy::Policy> policies = {policy::Policy::kNuma,
+                                                policy::Policy::kPathwise};
+  TraceRecorder trace(policies, 1'000'000);
+  const std::vector<PolicyResult> results =
+      RunPolicies(*sc, policies, 1, 2, &trace);
+  EXPECT_EQ(trace.dropped(), 0u);
+  const std::vector<std::string> lines =
+      absl::StrSplit(trace.Csv(*sc), '\n', absl::SkipEmpty());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0],
+            "policy,op,path,submit_s,path_submit_s,complete_s,latency_ms,"
+            "path_latency_ms,failovers");
+  std::map<std::string, uint64_t> rows, failed_over;
+  std::map<std::string, double> last;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(f.size(), 9u) << lines[i];
+    double submit, path_submit, complete, lat, path_lat;
+    int failovers;
+    ASSERT_TRUE(
+        absl::SimpleAtod(f[3], &submit) &&
+        absl::SimpleAtod(f[4], &path_submit) &&
+        absl::SimpleAtod(f[5], &complete) && absl::SimpleAtod(f[6], &lat) &&
+        absl::SimpleAtod(f[7], &path_lat) && absl::SimpleAtoi(f[8], &failovers))
+        << lines[i];
+    EXPECT_TRUE(f[2] == "a" || f[2] == "b") << lines[i];
+    EXPECT_LE(submit, path_submit) << lines[i];
+    EXPECT_LT(path_submit, complete) << lines[i];
+    EXPECT_NEAR(lat, (complete - submit) * 1e3, 1e-5) << lines[i];
+    EXPECT_NEAR(path_lat, (complete - path_submit) * 1e3, 1e-5) << lines[i];
+    // In simulated-time order within a policy.
+    EXPECT_GE(complete, last[f[0]]) << lines[i];
+    last[f[0]] = complete;
+    ++rows[f[0] + "/" + f[1]];
+    if (failovers > 0) ++failed_over[f[0]];
+  }
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const std::string name(policy::PolicyName(policies[i]));
+    EXPECT_EQ(rows[name + "/read"], results[i].ops[0].ios) << name;
+    EXPECT_EQ(rows[name + "/write"], results[i].ops[1].ios) << name;
+    // Every failover shows in a row, unless the I/O failed over twice.
+    EXPECT_GT(failed_over[name], 0u) << name;
+    EXPECT_LE(failed_over[name], results[i].failovers) << name;
+  }
+  // A bound keeps the first rows and counts the rest.
+  TraceRecorder small(policies, 10);
+  RunPolicies(*sc, policies, 1, 1, &small);
+  EXPECT_EQ(small.dropped(), results[0].ops[0].ios + results[0].ops[1].ios +
+                                 results[1].ops[0].ios + results[1].ops[1].ios -
+                                 20);
+  const std::vector<std::string> kept =
+      absl::StrSplit(small.Csv(*sc), '\n', absl::SkipEmpty());
+  EXPECT_EQ(kept.size(), 21u);
+}
+
+TEST(LabCliTest, TraceWritesTheFileAndIsOnlyForAScenario) {
+  const std::string scn = ::testing::TempDir() + "/trace_faults.scn";
+  const std::string csv = ::testing::TempDir() + "/trace.csv";
+  {
+    std::ofstream f(scn);
+    f << kFaults;
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(
+      RunLabCommandLine(
+          {"--scenario", scn, "--policies", "numa", "--trace", csv}, out, err),
+      0)
+      << err.str();
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  EXPECT_EQ(header.substr(0, 10), "policy,op,");
+  std::string row;
+  ASSERT_TRUE(std::getline(f, row));
+  EXPECT_EQ(row.substr(0, 5), "numa,");
+  err.str("");
+  EXPECT_EQ(RunLabCommandLine({"--league", "2", "--trace", csv}, out, err), 2);
+  EXPECT_EQ(err.str(), "pathwise: lab: --trace is for a --scenario run\n");
+  err.str("");
+  EXPECT_EQ(RunLabCommandLine({"--scenario", scn, "--trace", "/nonexistent/x"},
+                              out, err),
+            1);
+  EXPECT_EQ(err.str(), "pathwise: lab: cannot write /nonexistent/x\n");
+  std::remove(scn.c_str());
+  std::remove(csv.c_str());
 }
 
 TEST(LabCliTest, BadFlagsAreOneLineAndExit2) {
