@@ -13,7 +13,9 @@
 #include "lab/lab_cli.h"
 #include "lab/report.h"
 #include "lab/scenario.h"
+#include "lab/random.h"
 #include "lab/sim.h"
+#include "lab/tcp.h"
 #include "lab/trace.h"
 
 namespace pathwise::lab {
@@ -175,6 +177,40 @@ TEST(SimTest, DownFailsOverAndNoPathParksIo) {
   const double ratio = static_cast<double>(r2.ops[0].ios) / r1.ops[0].ios;
   EXPECT_LT(ratio, 0.95);
   EXPECT_GT(ratio, 0.85);
+}
+
+// The window grows while an I/O's segments go: one round per window,
+// doubling below ssthresh, one more segment per round above.
+TEST(TcpTest, TheWindowGrowsWithinAnIo) {
+  constexpr double kNoSsthresh = TcpConn::kMaxCwnd;
+  // A window that holds them all: a fraction of a round.
+  EXPECT_DOUBLE_EQ(TcpPath::SendRounds(1000, kNoSsthresh, 3), 0.003);
+  // Slow start from 10: 10 + 20 + 40 + 80 + 160 + 320 = 630, then 97 of
+  // 640: 6.15 rounds for a 1 MiB I/O (727 segments), not 72.7.
+  EXPECT_NEAR(TcpPath::SendRounds(10, kNoSsthresh, 727), 6 + 97.0 / 640,
+              1e-9);
+  // After a timeout (window 1, ssthresh 2): 1, then 2, 3, 4, ... per round:
+  // 1 + (2 + ... + 37) = 703, then 24 of 38: about 37 rounds, not 727.
+  EXPECT_NEAR(TcpPath::SendRounds(1, 2, 727), 37 + 24.0 / 38, 1e-9);
+}
+
+// Segments are lost at the rate in effect when they leave: an I/O sent
+// after a loss episode ended is not delayed by it, one sent during it is.
+TEST(TcpTest, LossIsDrawnWhenTheSegmentsLeave) {
+  const int64_t rtt = 10'000'000;
+  const TcpModel model;
+  TcpPath path(1, 727);
+  path.SetLossSchedule({{1'000'000'000, 0.5}, {2'000'000'000, 0}});
+  Rng rng(7);
+  TcpConn& c = path.conn(0);
+  // Sent before and after the episode: on time.
+  EXPECT_EQ(path.Deliver(c, 600'000'000, rtt, model, rng, 500'000'000),
+            600'000'000);
+  EXPECT_EQ(path.Deliver(c, 2'600'000'000, rtt, model, rng, 2'500'000'000),
+            2'600'000'000);
+  // Sent within it (though it arrives after): half its segments lost.
+  EXPECT_GT(path.Deliver(c, 2'600'000'000, rtt, model, rng, 1'500'000'000),
+            2'600'000'000 + rtt);
 }
 
 // --trace's rows are the run's completions: as many per policy and op as
