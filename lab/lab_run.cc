@@ -1,0 +1,150 @@
+// `pathwise lab`'s runs: a scenario under each policy (with its trace),
+// a family drawn to files, and the league over a family. The flags are in
+// lab_cli.cc.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lab/family.h"
+#include "lab/generate.h"
+#include "lab/lab_cli.h"
+#include "lab/league.h"
+#include "lab/league_plot.h"
+#include "lab/report.h"
+#include "lab/trace.h"
+
+namespace pathwise::lab {
+
+std::vector<PolicyResult> RunPolicies(
+    const Scenario& sc, const std::vector<policy::Policy>& policies,
+    uint64_t seed, int jobs, TraceRecorder* trace) {
+  std::vector<PolicyResult> results(policies.size());
+  if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::clamp<int>(jobs, 1, std::max<int>(1, policies.size()));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < policies.size();) {
+      results[i] = Simulate(sc, policies[i], seed,
+                            trace ? trace->Observer(i) : IoObserver{});
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+namespace {
+
+// A million rows of about 90 bytes per policy.
+constexpr size_t kTraceRowsPerPolicy = 1'000'000;
+
+// Writes `text` to `path`; false, with the error said, when it cannot.
+bool WriteFile(const std::string& path, absl::string_view text,
+               std::ostream& err) {
+  std::ofstream f(path, std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) {
+    err << "pathwise: lab: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+// --generate: the drawn scenarios as DIR/gen-SEED-I.scn; exit code.
+int Generate(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  const uint64_t seed = o.seed.value_or(1);
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) {
+    err << "pathwise: lab: --out " << o.out_dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  for (int i = 0; i < o.generate; ++i) {
+    const Scenario s = DrawScenario(seed, i);
+    const std::string path = absl::StrCat(o.out_dir, "/", s.name, ".scn");
+    std::ofstream f(path, std::ios::trunc);
+    f << ScenarioText(s);
+    f.close();
+    if (!f) {
+      err << "pathwise: lab: cannot write " << path << "\n";
+      return 1;
+    }
+    out << path << "\n";
+  }
+  out.flush();
+  return out.good() ? 0 : 1;
+}
+
+// --league: the family's league table (and plot); exit code.
+int RunLeague(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  const uint64_t seed = o.seed.value_or(1);
+  std::vector<Scenario> scenarios;
+  for (int i = 0; i < o.league; ++i) scenarios.push_back(DrawScenario(seed, i));
+  const std::vector<ScenarioOutcome> family =
+      RunFamily(scenarios, o.policies, o.jobs);
+  const std::vector<LeagueEntry> league = League(family);
+  const std::string title = absl::StrCat("pathwise lab league: ", o.league,
+                                         " scenarios of the family "
+                                         "(lab/generate.h), seed ",
+                                         seed);
+  for (const auto& [path, text] :
+       {std::pair(o.plot, o.plot.empty() ? "" : LeaguePlotSvg(title, family)),
+        std::pair(o.csv, o.csv.empty() ? "" : FormatFamilyCsv(family))}) {
+    if (!path.empty() && !WriteFile(path, text, err)) return 1;
+  }
+  if (o.format == "csv") {
+    out << FormatFamilyCsv(family);
+  } else if (o.format == "json") {
+    out << FormatLeagueJson(title, family, league);
+  } else {
+    out << FormatLeague(title, family, league, 12);
+  }
+  out.flush();
+  return out.good() ? 0 : 1;
+}
+
+}  // namespace
+
+int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.help) {
+    out << LabHelpText();
+    return 0;
+  }
+  if (o.generate > 0) return Generate(o, out, err);
+  if (o.league > 0) return RunLeague(o, out, err);
+  absl::StatusOr<Scenario> sc = LoadScenario(o.scenario);
+  if (!sc.ok()) {
+    err << "pathwise: lab: " << sc.status().message() << "\n";
+    return 1;
+  }
+  const uint64_t seed = o.seed.value_or(sc->seed);
+  std::optional<TraceRecorder> trace;
+  if (!o.trace.empty()) trace.emplace(o.policies, kTraceRowsPerPolicy);
+  const std::vector<PolicyResult> results =
+      RunPolicies(*sc, o.policies, seed, o.jobs, trace ? &*trace : nullptr);
+  if (trace && !WriteFile(o.trace, trace->Csv(*sc), err)) return 1;
+  if (trace && trace->dropped() > 0) {
+    err << "pathwise: lab: --trace kept the first " << kTraceRowsPerPolicy
+        << " completions of each policy; " << trace->dropped()
+        << " more not written\n";
+  }
+  if (o.format == "csv") {
+    out << FormatCsv(*sc, seed, results);
+  } else if (o.format == "json") {
+    out << FormatJson(*sc, seed, results);
+  } else {
+    out << FormatTable(*sc, seed, results);
+  }
+  out.flush();
+  return out.good() ? 0 : 1;
+}
+
+}  // namespace pathwise::lab
