@@ -91,8 +91,8 @@ TEST(ShippedScenarioTest, Delay30LatencyBound) {
 }
 
 // loss-schedule.scn (capacity-bound, like delay30.scn). Measured:
-// numa 89.6, round-robin 178.9, queue-depth 208.1, latency 175.7, pathwise
-// 205.9, hst 203.3 MiB/s.
+// numa 89.6, round-robin 179.3, queue-depth 208.2, latency 175.8, pathwise
+// 206.0, hst 203.4 MiB/s.
 TEST(ShippedScenarioTest, LossSchedule) {
   const Mibs m = RunScenario("loss-schedule.scn", policy::AllPolicies());
   ExpectPathwiseBest(m);
