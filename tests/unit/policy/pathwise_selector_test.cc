@@ -245,6 +245,30 @@ TEST(Pathwise, TimeOutsideThePathIsNotSaturation) {
   EXPECT_LE(sent[0], ProbesOf36MsPath(10 * kSec));
 }
 
+// At its knee a path holds no I/O that would only queue there. Past it,
+// every completion carries the queue, the round trip's lowest latency too:
+// then the cap holds at the knee that latency reads (the most in flight x
+// unloaded / lowest) instead of a quarter and one above it, where those
+// I/Os would have waited while another path could serve them. With no
+// queue the cap keeps its room to grow.
+TEST(Pathwise, AtItsKneeAPathHoldsNoIoThatOnlyQueues) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // 2 in flight, 2 ms: no queue; base and unloaded latency 2 ms.
+  Complete(s, 1, 40, 10 * kMs, 1 * kMs, 2 * kMs);
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
+  // 6 in flight at 3 ms, every round trip's lowest too: a third of them
+  // queue. The knee reads 6 x 2 / 3 = 4, and the cap comes down to it,
+  // below the 6 the path holds.
+  Complete(s, 1, 200, 60 * kMs, kMs / 2, 3 * kMs);
+  EXPECT_LE(s.cap(1), 5);
+  EXPECT_GE(s.cap(1), 4);
+  // 4 in flight at 2 ms again: no queue, and the cap has room above them.
+  Complete(s, 1, 200, 170 * kMs, kMs / 2, 2 * kMs);
+  EXPECT_GE(s.cap(1), 4 * 5 / 4 + 1);
+}
+
 // A base from before the paths got their delays does not hold the cap
 // down. In the testbed the datapath's first completions (the new device's
 // partition scan, one I/O at a time) come before netem adds 5 and 35 ms;
