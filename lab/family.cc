@@ -1,12 +1,11 @@
 #include "lab/family.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lab/parallel.h"
 #include "lab/sim.h"
 #include "nlohmann/json.hpp"
 
@@ -21,20 +20,10 @@ std::vector<ScenarioOutcome> RunFamily(
     out[i].results.resize(policies.size());
   }
   const size_t pairs = scenarios.size() * policies.size();
-  if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
-  jobs = std::clamp<int>(jobs, 1, std::max<int>(1, static_cast<int>(pairs)));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < pairs;) {
-      const size_t s = k / policies.size(), p = k % policies.size();
-      out[s].results[p] =
-          Simulate(scenarios[s], policies[p], scenarios[s].seed);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(pairs, jobs, [&](size_t k) {
+    const size_t s = k / policies.size(), p = k % policies.size();
+    out[s].results[p] = Simulate(scenarios[s], policies[p], scenarios[s].seed);
+  });
   return out;
 }
 

@@ -2,11 +2,9 @@
 // a family drawn to files, and the league over a family. The flags are in
 // lab_cli.cc.
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +13,7 @@
 #include "lab/lab_cli.h"
 #include "lab/league.h"
 #include "lab/league_plot.h"
+#include "lab/parallel.h"
 #include "lab/report.h"
 #include "lab/trace.h"
 
@@ -24,19 +23,10 @@ std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
     uint64_t seed, int jobs, TraceRecorder* trace) {
   std::vector<PolicyResult> results(policies.size());
-  if (jobs <= 0) jobs = static_cast<int>(std::thread::hardware_concurrency());
-  jobs = std::clamp<int>(jobs, 1, std::max<int>(1, policies.size()));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < policies.size();) {
-      results[i] = Simulate(sc, policies[i], seed,
-                            trace ? trace->Observer(i) : IoObserver{});
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(policies.size(), jobs, [&](size_t i) {
+    results[i] = Simulate(sc, policies[i], seed,
+                          trace ? trace->Observer(i) : IoObserver{});
+  });
   return results;
 }
 

@@ -344,10 +344,10 @@ class PathwiseSelector final : public Selector {
     // Until its first interval, Little's law on its rate and latency.
     const double in_service =
         p.in_service >= 0 ? p.in_service : p.rate * Unloaded(p) / 1e9;
-    p.cap = static_cast<int>(std::min(
-        p.queued ? std::ceil(in_service)
-                 : in_service * (kCapSlackDen + 1) / kCapSlackDen + 1,
-        1e9));
+    p.cap = static_cast<int>(
+        std::min(p.queued ? std::ceil(in_service)
+                          : in_service * (kCapSlackDen + 1) / kCapSlackDen + 1,
+                 1e9));
   }
   // The mean latency of the least loaded level with kLevelSamples
   // completions, at least the base; the base until a level has them.

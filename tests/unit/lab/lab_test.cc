@@ -11,9 +11,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "lab/lab_cli.h"
+#include "lab/random.h"
 #include "lab/report.h"
 #include "lab/scenario.h"
-#include "lab/random.h"
 #include "lab/sim.h"
 #include "lab/tcp.h"
 #include "lab/trace.h"
@@ -187,8 +187,7 @@ TEST(TcpTest, TheWindowGrowsWithinAnIo) {
   EXPECT_DOUBLE_EQ(TcpPath::SendRounds(1000, kNoSsthresh, 3), 0.003);
   // Slow start from 10: 10 + 20 + 40 + 80 + 160 + 320 = 630, then 97 of
   // 640: 6.15 rounds for a 1 MiB I/O (727 segments), not 72.7.
-  EXPECT_NEAR(TcpPath::SendRounds(10, kNoSsthresh, 727), 6 + 97.0 / 640,
-              1e-9);
+  EXPECT_NEAR(TcpPath::SendRounds(10, kNoSsthresh, 727), 6 + 97.0 / 640, 1e-9);
   // After a timeout (window 1, ssthresh 2): 1, then 2, 3, 4, ... per round:
   // 1 + (2 + ... + 37) = 703, then 24 of 38: about 37 rounds, not 727.
   EXPECT_NEAR(TcpPath::SendRounds(1, 2, 727), 37 + 24.0 / 38, 1e-9);
