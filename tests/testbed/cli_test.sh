@@ -36,6 +36,8 @@ expect 2 "script '$tmp/missing.sh' does not exist" "$TB" run "$tmp/ok.sh" --and 
 expect 2 "unknown option '--bogus'" "$TB" run --bogus "$tmp/ok.sh"
 expect 2 "nic must be veth or virtio" "$TB" run --nic e1000 "$tmp/ok.sh"
 expect 2 "target must be stored or volatile" "$TB" run --target ramdisk "$tmp/ok.sh"
+expect 2 "case-timeout must be seconds, not '5m'" "$TB" run --case-timeout 5m "$tmp/ok.sh"
+expect 2 "case-timeout must be seconds, not '0'" "$TB" run --case-timeout=0 "$tmp/ok.sh"
 expect 2 "nic virtio needs a tcp topology" "$TB" run --nic virtio --topology pcie:2 "$tmp/ok.sh"
 expect 2 "cannot be combined with --forward" "$TB" run --nic virtio --forward 9877:22 "$tmp/ok.sh"
 expect 2 "unknown command 'frobnicate'" "$TB" frobnicate
