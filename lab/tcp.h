@@ -50,6 +50,7 @@ class TcpPath {
   // they went out one by one for 15 s after it ended.
   void SetLossSchedule(const std::vector<std::pair<int64_t, double>>& steps) {
     steps_.clear();
+    any_loss_ = false;
     for (const auto& [from_ns, loss] : steps) {
       if (!steps_.empty() && steps_.back().from_ns == from_ns) {
         steps_.pop_back();
