@@ -196,7 +196,7 @@ _tb_setup_tcp() {
   # and a read returns whatever the target's buffers held (--target
   # volatile, the old testbed, for showing that a data check fails there).
   modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 \
-    memory_backed=$([[ ${TB_TARGET:-stored} == volatile ]] && echo 0 || echo 1) || return 1
+    $([[ ${TB_TARGET:-stored} == volatile ]] && echo memory_backed=0 || echo memory_backed=1 discard=1) || return 1
   modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
   ip netns add tgt && ip -n tgt link set lo up || return 1
   for ((i = 0; i < n; i++)); do
