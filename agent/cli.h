@@ -69,6 +69,9 @@ struct Options {
   // serve: the iopolicy actuator (--actuate, --actuate_hold,
   // --actuate_min_interval, --actuate_subsystems, --actuate_restore).
   control::IopolicyActuatorConfig actuate;
+  // serve: --head_iostats (control/head_iostats.h); its sysfs_root is
+  // --sysfs_root's, set when the stage is made.
+  model::HeadIostatsMode head_iostats = model::HeadIostatsMode::kKeep;
   // --kernel_queue_depth: whether the kernel has the queue-depth iopolicy;
   // nullopt (auto): decided by its release (Linux >= 6.11).
   std::optional<bool> kernel_queue_depth;

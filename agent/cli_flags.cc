@@ -160,6 +160,32 @@ void AddActuate(CLI::App& app, Options* o) {
           ""));
 }
 
+void AddHeadIostats(CLI::App& app, Options* o) {
+  AddValue<model::HeadIostatsMode>(
+      app, "head_iostats", &o->head_iostats,
+      [](absl::string_view t, model::HeadIostatsMode* m) -> std::string {
+        if (t == "keep") {
+          *m = model::HeadIostatsMode::kKeep;
+        } else if (t == "dry-run") {
+          *m = model::HeadIostatsMode::kDryRun;
+        } else if (t == "off") {
+          *m = model::HeadIostatsMode::kOff;
+        } else {
+          return "want keep, dry-run or off";
+        }
+        return "";
+      },
+      "keep|dry-run|off", "keep",
+      "The kernel's I/O accounting at each multipath head (queue/iostats), "
+      "which counts every I/O a second time after its path: keep, dry-run "
+      "(log what would be written) or off (0 while the eBPF sampler counts "
+      "the heads' I/O, 1 again when it stops or falls back to sysfs and on "
+      "exit; needs write access to /sys/block/*/queue/iostats). Off, the "
+      "heads' /sys/block/*/stat and /proc/diskstats stop moving (iostat and "
+      "node_exporter see them idle); pathwise's head series keep every "
+      "I/O.");
+}
+
 // What serve and snapshot share: collection and scoring.
 void AddCollection(CLI::App& app, Options* o) {
   AddInterval(app, o);
@@ -274,6 +300,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
   AddCollection(app, o);
   AddHistogramBuckets(app, o);
   AddActuate(app, o);
+  AddHeadIostats(app, o);
   AddProbes(app, o);
   AddLogLevel(app, o);
 }

@@ -19,6 +19,7 @@
 #include "collectors/queue_hctx.h"
 #include "collectors/queue_source.h"
 #include "collectors/sysfs_reader.h"
+#include "control/head_iostats.h"
 #include "control/iopolicy_actuator.h"
 #include "control/iopolicy_file.h"
 #include "control/prober.h"
@@ -105,6 +106,25 @@ class IopolicyActuatorStage : public Actuator {
   std::unique_ptr<control::IopolicyActuator> impl_;
 };
 
+// The head iostats switch (control/head_iostats.h) as a pipeline stage.
+class HeadIostatsStage : public Actuator {
+ public:
+  explicit HeadIostatsStage(control::HeadIostatsConfig config)
+      : impl_(std::move(config)) {}
+  absl::string_view name() const override { return impl_.name(); }
+  absl::Status Act(const model::Snapshot& published) override {
+    impl_.Act(published);
+    return absl::OkStatus();
+  }
+  void Report(model::Snapshot& next) const override {
+    next.head_iostats = impl_.Report();
+  }
+  void Stop() override { impl_.Stop(); }
+
+ private:
+  control::HeadIostatsSwitch impl_;
+};
+
 // serve: the controller prober as one more I/O source, unless
 // --probe_interval=0 or the topology is not this system's (a --sysfs_root
 // other than /sys: /dev holds other controllers). A prober that cannot
@@ -148,7 +168,7 @@ std::string OneLine(absl::string_view message) {
 }
 
 // serve's actuators: the iopolicy actuator, also when off (it then only
-// exports its mode).
+// exports its mode), and the head iostats switch unless --head_iostats=keep.
 absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
   absl::StatusOr<std::unique_ptr<control::IopolicyActuator>> actuator =
       control::IopolicyActuator::Create(
@@ -166,6 +186,22 @@ absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
   }
   pipeline.AddActuator(
       std::make_unique<IopolicyActuatorStage>(*std::move(actuator)));
+  if (o.head_iostats != model::HeadIostatsMode::kKeep) {
+    const bool dry = o.head_iostats == model::HeadIostatsMode::kDryRun;
+    if (o.bpf == BpfMode::kOff) {
+      spdlog::warn(
+          "--head_iostats={}: the heads keep their accounting, which "
+          "--bpf=off's sysfs counters read",
+          dry ? "dry-run" : "off");
+    }
+    spdlog::info(
+        "head iostats switch: mode={}: each multipath head's queue/iostats "
+        "{} while the eBPF sampler counts its I/O",
+        dry ? "dry-run" : "off", dry ? "would be 0" : "is 0");
+    pipeline.AddActuator(
+        std::make_unique<HeadIostatsStage>(control::HeadIostatsConfig{
+            .mode = o.head_iostats, .sysfs_root = o.sysfs_root}));
+  }
   return absl::OkStatus();
 }
 

@@ -1,23 +1,9 @@
 #include "control/iopolicy_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-
-#include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "control/sysfs_attr.h"
 
 namespace pathwise::control {
-namespace {
-
-// "WHAT PATH: <strerror>": ErrnoToStatus appends the errno's text.
-absl::Status Errno(int err, absl::string_view what, const std::string& path) {
-  return absl::ErrnoToStatus(err, absl::StrCat(what, " ", path));
-}
-
-}  // namespace
 
 std::string SysfsIopolicyFile::PathOf(absl::string_view subsystem) const {
   return absl::StrCat(root_, "/class/nvme-subsystem/", subsystem, "/iopolicy");
@@ -25,33 +11,12 @@ std::string SysfsIopolicyFile::PathOf(absl::string_view subsystem) const {
 
 absl::StatusOr<std::string> SysfsIopolicyFile::Read(
     absl::string_view subsystem) {
-  const std::string path = PathOf(subsystem);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno(errno, "cannot open", path);
-  char buf[64];
-  const ssize_t n = read(fd, buf, sizeof(buf));
-  const int err = errno;
-  close(fd);
-  if (n < 0) return Errno(err, "cannot read", path);
-  return std::string(absl::StripAsciiWhitespace(absl::string_view(buf, n)));
+  return ReadSysfsAttr(PathOf(subsystem));
 }
 
 absl::Status SysfsIopolicyFile::Write(absl::string_view subsystem,
                                       absl::string_view policy) {
-  const std::string path = PathOf(subsystem);
-  // No O_CREAT: only an existing attribute is written. O_TRUNC matters only
-  // to a plain file (a test tree); sysfs ignores it.
-  const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return Errno(errno, "cannot open", path);
-  // One write(2) of the whole value: sysfs takes a store in one call.
-  const ssize_t n = write(fd, policy.data(), policy.size());
-  const int err = errno;
-  if (close(fd) != 0 && n >= 0) return Errno(errno, "cannot write", path);
-  if (n < 0) return Errno(err, "cannot write", path);
-  if (static_cast<size_t>(n) != policy.size()) {
-    return absl::DataLossError(absl::StrCat("short write to ", path));
-  }
-  return absl::OkStatus();
+  return WriteSysfsAttr(PathOf(subsystem), policy);
 }
 
 }  // namespace pathwise::control

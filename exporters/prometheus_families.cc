@@ -70,6 +70,9 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
     if (snapshot->actuator) {
       internal::AddActuatorFamilies(*snapshot->actuator, out);
     }
+    if (snapshot->head_iostats) {
+      internal::AddHeadIostatsFamilies(*snapshot->head_iostats, out);
+    }
   }
   AddInvalidUtf8Family(ReplaceInvalidLabelValues(out), out);
   return out;

@@ -93,6 +93,8 @@ void AddQueueFamilies(const model::QueueMap& m,
 // The actuators' families (pathwise_actuator_*).
 void AddActuatorFamilies(const model::ActuatorReport& report,
                          std::vector<prometheus::MetricFamily>& out);
+void AddHeadIostatsFamilies(const model::HeadIostatsReport& report,
+                            std::vector<prometheus::MetricFamily>& out);
 
 }  // namespace pathwise::exporters::internal
 

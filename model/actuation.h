@@ -65,6 +65,29 @@ struct ActuatorReport {
   std::map<std::string, IopolicyDecision, std::less<>> last_decision;
 };
 
+// --head_iostats: keep (each multipath head's kernel I/O accounting left as
+// it is), dry-run (decided and logged, nothing written), off (the head's
+// queue/iostats set to 0 while pathwise's BPF sampler counts its I/O, and
+// set back when it stops or on exit).
+enum class HeadIostatsMode : uint8_t { kKeep, kDryRun, kOff };
+
+// The labels of pathwise_head_iostats_changes_total: turning a head's
+// accounting off, or back on (`restore`), and the outcome (kApplied, kDryRun
+// or kFailed).
+struct HeadIostatsChange {
+  bool restore = false;
+  DecisionResult result = DecisionResult::kApplied;
+  friend auto operator<=>(const HeadIostatsChange&,
+                          const HeadIostatsChange&) = default;
+};
+
+struct HeadIostatsReport {
+  HeadIostatsMode mode = HeadIostatsMode::kKeep;
+  // Heads whose accounting pathwise holds off now (dry-run: would hold).
+  uint64_t heads_off = 0;
+  std::map<HeadIostatsChange, uint64_t> changes_total;
+};
+
 }  // namespace pathwise::model
 
 #endif  // PATHWISE_MODEL_ACTUATION_H_

@@ -82,6 +82,33 @@ TEST(ActuatorExportTest, OffExportsOnlyItsMode) {
   EXPECT_EQ(ActuatorFamilies(s), "");
 }
 
+std::string Families(const model::Snapshot& s, absl::string_view prefix) {
+  std::vector<prometheus::MetricFamily> fams = BuildFamilies(&s, {"x", "y"});
+  std::erase_if(fams, [&](const prometheus::MetricFamily& f) {
+    return !absl::StartsWith(f.name, prefix);
+  });
+  return SerializeText(fams);
+}
+
+TEST(ActuatorExportTest, HeadIostatsHeadsAndChanges) {
+  model::Snapshot s = Snap();
+  EXPECT_EQ(Families(s, "pathwise_head_iostats_"), "");  // keep: nothing
+  s.head_iostats.emplace();
+  s.head_iostats->mode = model::HeadIostatsMode::kOff;
+  s.head_iostats->heads_off = 3;
+  s.head_iostats
+      ->changes_total[{.restore = false, .result = DecisionResult::kApplied}] =
+      4;
+  s.head_iostats
+      ->changes_total[{.restore = true, .result = DecisionResult::kApplied}] =
+      1;
+  s.head_iostats
+      ->changes_total[{.restore = false, .result = DecisionResult::kFailed}] =
+      1;
+  testing::ExpectMatchesGolden(Families(s, "pathwise_head_iostats_"),
+                               "head_iostats.prom");
+}
+
 TEST(ActuatorExportTest, TopologyJsonShowsTheLastDecision) {
   const model::Snapshot s = Snap();
   const nlohmann::json j = TopologyToJson(s.topology, nullptr, &*s.actuator);
