@@ -7,7 +7,9 @@
 #   off+pw     pathwise serve --head_iostats=off (the switch sets it)
 # The order rotates each round, so drift on a busy host spreads over all.
 # Args: PATHWISE_BINARY ROUNDS RUNTIME NUMJOBS IODEPTH
-. "$TB_SCRIPT_DIR/bpf_lib.sh"
+# The testbed's assertions (fail, pass), from the cases beside the tests.
+. "$TB_SCRIPT_DIR/../tests/testbed/cases/assert.sh"
+bpf_url=http://127.0.0.1:9877
 pw=$1 rounds=$2 runtime=$3 numjobs=$4 iodepth=$5
 head=$(basename "$TB_HEAD")
 knob=/sys/block/$head/queue/iostats
