@@ -76,6 +76,16 @@ void HeadIostatsSwitch::Act(const model::Snapshot& published) {
   }
 }
 
+std::string HeadIostatsSwitch::WriteAndReadBack(const std::string& path,
+                                                absl::string_view value) {
+  if (absl::Status s = io_->Write(path, value); !s.ok()) {
+    return std::string(s.message());
+  }
+  absl::StatusOr<std::string> back = io_->Read(path);
+  if (!back.ok()) return std::string(back.status().message());
+  return *back == value ? "" : absl::StrCat("read back ", *back);
+}
+
 void HeadIostatsSwitch::TurnOff(const std::string& head) {
   const std::string path = PathOf(head);
   absl::StatusOr<std::string> now = io_->Read(path);
@@ -103,9 +113,8 @@ void HeadIostatsSwitch::TurnOff(const std::string& head) {
     Count(false, DecisionResult::kDryRun);
     return;
   }
-  absl::Status s = io_->Write(path, "0");
-  absl::StatusOr<std::string> back = io_->Read(path);
-  if (s.ok() && back.ok() && *back == "0") {
+  const std::string why = WriteAndReadBack(path, "0");
+  if (why.empty()) {
     spdlog::info(
         "head iostats: {} off (wrote 0 to {}): the eBPF sampler counts every "
         "I/O of it; the kernel's {}/block/{}/stat stops moving",
@@ -116,9 +125,6 @@ void HeadIostatsSwitch::TurnOff(const std::string& head) {
   }
   // Not retried: one failure, one log line and one count, not one per
   // interval.
-  const std::string why = !s.ok()     ? std::string(s.message())
-                          : back.ok() ? absl::StrCat("read back ", *back)
-                                      : std::string(back.status().message());
   spdlog::warn("head iostats: could not turn {} off: {}; left as it is", head,
                why);
   left_alone_.insert(head);
@@ -142,17 +148,13 @@ void HeadIostatsSwitch::Restore(std::string head, absl::string_view why) {
     left_alone_.insert(head);
     return;
   }
-  absl::Status s = io_->Write(path, "1");
-  absl::StatusOr<std::string> back = io_->Read(path);
-  if (s.ok() && back.ok() && *back == "1") {
+  const std::string error = WriteAndReadBack(path, "1");
+  if (error.empty()) {
     spdlog::info("head iostats: {} on again (wrote 1 to {}): {}", head, path,
                  std::string(why));
     Count(true, DecisionResult::kApplied);
     return;
   }
-  const std::string error = !s.ok()     ? std::string(s.message())
-                            : back.ok() ? absl::StrCat("read back ", *back)
-                                        : std::string(back.status().message());
   spdlog::error(
       "head iostats: could not turn {} back on ({}): {}; the kernel no longer "
       "accounts its I/O until `echo 1 > {}`",

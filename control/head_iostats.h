@@ -76,6 +76,9 @@ class HeadIostatsSwitch {
   // By value: callers pass an element of off_, which this erases.
   void Restore(std::string head, absl::string_view why);
   void Count(bool restore, model::DecisionResult result);
+  // Writes `value` and reads it back: "" when it reads back, else why not.
+  std::string WriteAndReadBack(const std::string& path,
+                               absl::string_view value);
 
   HeadIostatsConfig config_;
   std::unique_ptr<AttrIo> io_;
