@@ -61,6 +61,7 @@ def dump(tests, header, rule_file):
                 lines.append("          - exp_labels: " + json.dumps(e["labels"]))
                 if "ann" in e:
                     lines.append("            exp_annotations:")
+                    lines.append(f"              runbook_url: \"docs/alerts.md#{a['name'].lower()}\"")
                     for k, v in e["ann"].items():
                         lines.append(f"              {k}: {json.dumps(v)}")
     return "\n".join(lines) + "\n"
