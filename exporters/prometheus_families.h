@@ -1,5 +1,5 @@
 // Renders a model::Snapshot as Prometheus metric families. The metric names
-// and label sets are a contract; see the README's metrics section.
+// and label sets are a contract; see docs/metrics.md.
 //
 // Families are built at scrape time from the current snapshot, so objects
 // that vanished from the topology vanish from the exposition with no stale

@@ -1,6 +1,6 @@
 // `pathwise lab` scenarios: paths with a service model, scripted events and a
 // closed-loop workload. The file format is documented in lab/README.md and
-// in the README's "pathwise lab" section; ParseScenario() reports errors as
+// in docs/lab.md; ParseScenario() reports errors as
 // "FILE:LINE: what is wrong".
 #ifndef PATHWISE_LAB_SCENARIO_H_
 #define PATHWISE_LAB_SCENARIO_H_

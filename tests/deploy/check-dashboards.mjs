@@ -106,7 +106,7 @@ for (const f of files) {
       }
     }
   });
-  // README "Latency histograms": the classic form alone would show nothing
+  // docs/metrics.md "Latency histograms": the classic form alone would show nothing
   // where Prometheus stores native histograms.
   check(`${f}: every latency histogram is queried native or classic`, () => {
     for (const p of panels.filter((p) => p.type !== "row")) {

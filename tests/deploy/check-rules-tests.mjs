@@ -93,15 +93,15 @@ check("`for:` of the fleet alerts: TargetPort 30s (before the per-path alerts it
   assert.equal(f.PathwiseTargetPortDegraded, "30s");
   assert.equal(f.PathwiseHostPathsDegraded, "1m");
 });
-check("thresholds: four fleet: records of one number; the README's kustomize patch points at one", () => {
+check("thresholds: four fleet: records of one number; the kustomize patch in docs/alerts.md points at one", () => {
   const g = rules.groups.findIndex((x) => x.name === "pathwise.fleet");
   const th = rules.groups[g].rules.filter((r) => r.record?.startsWith("fleet:"));
   assert.equal(th.length, 4);
   for (const r of th) assert.match(String(r.expr), /^vector\([0-9.]+\)$/, r.record);
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
-  const m = [...readme.matchAll(/path: \/spec\/groups\/(\d+)\/rules\/(\d+)\/record\n\s*value: (\S+)/g)];
-  assert.ok(m.length >= 1, "no kustomize test op in README");
-  for (const [, gi, ri, name] of m) assert.equal(rules.groups[+gi]?.rules[+ri]?.record, name, `README: groups/${gi}/rules/${ri}`);
+  const doc = fs.readFileSync(path.join(root, "docs", "alerts.md"), "utf8");
+  const m = [...doc.matchAll(/path: \/spec\/groups\/(\d+)\/rules\/(\d+)\/record\n\s*value: (\S+)/g)];
+  assert.ok(m.length >= 1, "no kustomize test op in docs/alerts.md");
+  for (const [, gi, ri, name] of m) assert.equal(rules.groups[+gi]?.rules[+ri]?.record, name, `docs/alerts.md: groups/${gi}/rules/${ri}`);
 });
 console.log(failures ? `${failures} check(s) failed` : `all ${alerts.length} alerts covered`);
 process.exit(failures ? 1 : 0);

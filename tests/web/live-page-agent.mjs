@@ -10,7 +10,7 @@
 //   - the delayed path is marked degraded (row, badge, summary, chart label)
 //     and the other is not;
 //   - no script error and no Content-Security-Policy violation.
-// Saves a screenshot of the page (the README's).
+// Saves a screenshot of the page (docs/images/live-page.png).
 //   node live-page-agent.mjs URL SCREENSHOT DELAY_MS FIO_RATE_IOPS HEALTHY=ADDR DELAYED=ADDR
 import {ok, fail, openPage, checkResponse, finish} from './browser.mjs';
 

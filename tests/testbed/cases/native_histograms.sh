@@ -6,7 +6,7 @@
 # - job "classic" scrapes /metrics?format=text: the coarse buckets (25 `le`);
 # - the p50 and p99 of path 0's reads over the same window, from
 #   histogram_quantile over each (the dashboards' `or` query, which picks
-#   whichever the job stored), are within the README's stated error of the
+#   whichever the job stored), are within docs/metrics.md's stated error of the
 #   same quantiles over the agent's fine histogram (/api/v1/snapshot), and
 #   the native ones at or above the 30 ms delay;
 # - `promtool check metrics` on the text exposition is clean;
@@ -121,7 +121,7 @@ for qq in 0.5 0.99; do
   native=$(q "$(both native)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   classic=$(q "$(both classic)" "$w1" | jq -r '.data.result[0].value[1] // empty')
   echo "p$qq of $p0 reads over $win: fine $ref s, native $native s, coarse classic $classic s"
-  # The README's bounds against the fine histogram of the same I/Os: native
+  # docs/metrics.md's bounds against the fine histogram of the same I/Os: native
   # 1.0..1.108; coarse within a factor 2 either way (both estimates lie in
   # the same coarse bucket). The narrower ranges measured on log-normal
   # latencies are typical, not bounds: a netem delay is near a point mass

@@ -125,7 +125,7 @@ Quantiles Both(const Hist& h, double q) {
   return {ClassicQuantile(q, fle, fcum), ClassicQuantile(q, cle, ccum)};
 }
 
-// The README's numbers: log-normal latencies (sigma 0.02 to 1, medians
+// docs/metrics.md's numbers (Latency histograms): log-normal latencies (sigma 0.02 to 1, medians
 // log-uniform over 8 us to 1 s, so that p99 stays below the last coarse
 // bound, 34.36 s; 4000 I/Os each), p50 and p99 over the coarse buckets
 // against the same over the fine ones. Measured worst cases: p50
@@ -273,7 +273,7 @@ double NativeQuantile(double q, const NativeHistogram& n, uint64_t total) {
   return std::nan("");
 }
 
-// The README's bound for native quantiles: never below the fine
+// docs/metrics.md's bound for native quantiles: never below the fine
 // histogram's estimate, at most 10.8% above it. Each native bucket is its
 // kernel bucket shifted up by at most 0.148 of an octave, and both are
 // interpolated linearly.
