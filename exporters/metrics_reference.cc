@@ -1,5 +1,6 @@
 #include "exporters/metrics_reference.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -321,11 +322,15 @@ std::string TypeName(prometheus::MetricType t) {
 }
 
 // A table cell: no line breaks, pipes escaped.
+// (Debian's Abseil has its own string_view: std::string_view goes through
+// std::string.)
 std::string Cell(std::string_view s) {
-  return absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
+  return absl::StrReplaceAll(std::string(s), {{"|", "\\|"}, {"\n", " "}});
 }
 
-std::string Code(std::string_view s) { return absl::StrCat("`", s, "`"); }
+std::string Code(std::string_view s) {
+  return absl::StrCat("`", std::string(s), "`");
+}
 
 }  // namespace
 
@@ -383,7 +388,7 @@ absl::StatusOr<std::vector<FamilyDoc>> DocumentFamilies(
     auto it = seen.find(row.family);
     if (it == seen.end()) {
       errors.push_back(absl::StrCat(
-          row.family,
+          std::string(row.family),
           ": in the table of sources (exporters/metrics_reference.cc) but "
           "not rendered: the family is gone, or "
           "agent/metrics_reference_main.cc does not populate it"));
@@ -414,7 +419,7 @@ std::string MetricsReferenceMarkdown(const std::vector<FamilyDoc>& docs,
   for (const FamilyDoc& d : docs) {
     if (d.source.area != area) {
       area = d.source.area;
-      absl::StrAppend(&md, "\n## ", area, "\n\n|");
+      absl::StrAppend(&md, "\n## ", std::string(area), "\n\n|");
       for (const ReferenceColumn& c : columns) absl::StrAppend(&md, " ", c.header, " |");
       absl::StrAppend(&md, "\n|");
       for (size_t i = 0; i < columns.size(); ++i) md += "---|";
