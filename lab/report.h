@@ -22,8 +22,13 @@ std::string FormatTable(
     const std::vector<std::vector<PolicyResult>>& by_phase = {});
 std::string FormatCsv(const Scenario& sc, uint64_t seed,
                       const std::vector<PolicyResult>& results);
-std::string FormatJson(const Scenario& sc, uint64_t seed,
-                       const std::vector<PolicyResult>& results);
+// With phases as FormatTable has them, a "phases" array besides the whole
+// run's results; each results array has x_best, and a "verdict" object
+// goes with it.
+std::string FormatJson(
+    const Scenario& sc, uint64_t seed, const std::vector<PolicyResult>& results,
+    const std::vector<Phase>& phases = {},
+    const std::vector<std::vector<PolicyResult>>& by_phase = {});
 
 }  // namespace pathwise::lab
 

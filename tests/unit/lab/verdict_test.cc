@@ -163,7 +163,7 @@ std::string ExpectedSettableLine(const std::vector<PolicyResult>& results) {
                          policy::PolicyName(second->policy));
 }
 
-std::string Run(const std::string& cmd) {
+std::string Shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return "popen failed";
   std::string out;
@@ -259,9 +259,9 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
 
   // The plot: well-formed XML (xmllint parses it), one series per policy,
   // each with a line in both panels, and the two phase boundaries.
-  EXPECT_EQ(Run("xmllint --noout " + svg + " 2>&1"), "")
+  EXPECT_EQ(Shell("xmllint --noout " + svg + " 2>&1"), "")
       << "xmllint (libxml2-utils) missing or the SVG is malformed";
-  EXPECT_EQ(Run("xmllint --xpath \"count(//*[local-name()='g'][@class="
+  EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
                 "'series'])\" " +
                 svg),
             "6");
@@ -270,10 +270,10 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
         "count(//*[local-name()='g'][@data-policy='%s']/"
         "*[local-name()='polyline'])>=2",
         policy::PolicyName(p));
-    EXPECT_EQ(Run("xmllint --xpath \"" + xp + "\" " + svg), "true")
+    EXPECT_EQ(Shell("xmllint --xpath \"" + xp + "\" " + svg), "true")
         << policy::PolicyName(p);
   }
-  EXPECT_EQ(Run("xmllint --xpath \"count(//*[local-name()='g'][@class="
+  EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
                 "'phase-boundary'])\" " +
                 svg),
             "2");
