@@ -109,6 +109,7 @@ bool WantsProtobuf(const HttpRequest& request) {
 HttpResponse HealthzResponse(const model::Health& health) {
   std::string body = health.ok() ? "ok" : health.reason;
   body += "\n";
+  if (!health.notice.empty()) absl::StrAppend(&body, health.notice, "\n");
   for (const model::CollectorResult& r : health.stages) {
     absl::StrAppend(&body, "collector ", r.name, ": ",
                     r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");

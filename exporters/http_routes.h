@@ -7,7 +7,8 @@
 //   /metrics          Prometheus exposition: text, or protobuf with native
 //                     histograms when the Accept header prefers it (or the
 //                     query says format=protobuf; format=text forces text)
-//   /healthz          200 "ok" or 503 with the reason, then one line per stage
+//   /healthz          200 "ok" or 503 with the reason, then the notice of a
+//                     host without multipath, then one line per stage
 //   /api/v1/topology  the topology tree (TopologyToJson)
 //   /api/v1/snapshot  the whole snapshot (SnapshotToJson), histograms included
 // The JSON routes answer 503 with a JSON error body before the first
@@ -46,8 +47,10 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
     const HttpServerCounters& http);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
-// reason, then "collector <name>: ok" or "collector <name>: failed: <error>"
-// per stage of the latest collection.
+// reason, then the health's notice when it has one (a host without NVMe
+// multipath is healthy: collection works, there is nothing to collect),
+// then "collector <name>: ok" or "collector <name>: failed: <error>" per
+// stage of the latest collection.
 HttpResponse HealthzResponse(const model::Health& health);
 
 // /livez: 200 while collections keep coming (health.live), even when a stage
