@@ -64,9 +64,9 @@ absl::StatusOr<std::vector<FamilyDoc>> DocumentFamilies(
 
 // The Markdown of docs/metrics-reference.md: `intro`, then one table per
 // area with `columns`.
-std::string MetricsReferenceMarkdown(const std::vector<FamilyDoc>& docs,
-                                     const std::vector<ReferenceColumn>& columns,
-                                     std::string_view intro);
+std::string MetricsReferenceMarkdown(
+    const std::vector<FamilyDoc>& docs,
+    const std::vector<ReferenceColumn>& columns, std::string_view intro);
 
 }  // namespace pathwise::exporters
 
