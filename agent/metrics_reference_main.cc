@@ -131,9 +131,11 @@ model::QueueMap Queues(const model::Topology& t) {
 
 // `serve` with the eBPF sampler and every option that adds families.
 model::Snapshot AgentWithEverything() {
-  model::Snapshot s = model::MakeSyntheticSnapshot(
-      {.subsystems = 1, .heads_per_subsystem = 1,
-       .controllers_per_subsystem = 2, .bpf = true});
+  model::Snapshot s =
+      model::MakeSyntheticSnapshot({.subsystems = 1,
+                                    .heads_per_subsystem = 1,
+                                    .controllers_per_subsystem = 2,
+                                    .bpf = true});
   AddAgentSources(s);
   s.queues = Queues(s.topology);
   model::ActuatorReport a;
@@ -179,15 +181,15 @@ std::vector<prometheus::MetricFamily> Datapath(
   }
   v.stats.requests = 2;
   v.status.resize(2);
-  for (datapath::PathStatus& st : v.status) st.ana = model::AnaState::kOptimized;
+  for (datapath::PathStatus& st : v.status)
+    st.ana = model::AnaState::kOptimized;
   v.selector.inflight = {1, 0};
   v.selector.base_ns = {100'000, 120'000};
   v.selector.cap = {4, 4};
   const model::Topology t = datapath::DatapathTopology(
       v, {"nvme-subsys0", "nvme-subsys0"}, controllers);
   const model::Snapshot s = datapath::DatapathSnapshot(v, t);
-  std::vector<prometheus::MetricFamily> f =
-      exporters::BuildFamilies(&s, build);
+  std::vector<prometheus::MetricFamily> f = exporters::BuildFamilies(&s, build);
   for (auto& x : datapath::DatapathFamilies(v, t)) f.push_back(std::move(x));
   return f;
 }

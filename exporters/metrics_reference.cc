@@ -1,3 +1,5 @@
+// The table of sources (one row per family: why the file is long) and the
+// Markdown of the metrics reference; see metrics_reference.h.
 #include "exporters/metrics_reference.h"
 
 #include <algorithm>
@@ -133,13 +135,11 @@ std::vector<MetricSource> Rows() {
        "eBPF sampler (its paths' merged); the datapath's own latencies",
        kBpfAbsent},
       {"pathwise_head_io_errors_total", kAreaIo, kBpf, kBpfAbsent},
-      {"pathwise_device_io_completed_total", kAreaIo, kDevices,
-       kDevicesAbsent},
+      {"pathwise_device_io_completed_total", kAreaIo, kDevices, kDevicesAbsent},
       {"pathwise_device_io_bytes_total", kAreaIo, kDevices, kDevicesAbsent},
       {"pathwise_device_io_time_seconds_total", kAreaIo, kDevices,
        kDevicesAbsent},
-      {"pathwise_device_io_latency_seconds", kAreaIo, kDevices,
-       kDevicesAbsent},
+      {"pathwise_device_io_latency_seconds", kAreaIo, kDevices, kDevicesAbsent},
       {"pathwise_device_io_errors_total", kAreaIo, kDevices, kDevicesAbsent},
 
       {"pathwise_path_nvme_errors_total", kAreaNvme,
@@ -203,14 +203,13 @@ std::vector<MetricSource> Rows() {
        kDiagAbsent},
       {"pathwise_path_diag_command_errors_total", kAreaDiag, kDiag,
        kDiagAbsent},
-      {"pathwise_head_diag_io_requeued_no_usable_path_total", kAreaDiag,
-       kDiag, kDiagAbsent},
-      {"pathwise_head_diag_io_failed_no_available_path_total", kAreaDiag,
-       kDiag, kDiagAbsent},
+      {"pathwise_head_diag_io_requeued_no_usable_path_total", kAreaDiag, kDiag,
+       kDiagAbsent},
+      {"pathwise_head_diag_io_failed_no_available_path_total", kAreaDiag, kDiag,
+       kDiagAbsent},
       {"pathwise_controller_diag_command_errors_total", kAreaDiag, kDiag,
        kDiagAbsent},
-      {"pathwise_controller_diag_resets_total", kAreaDiag, kDiag,
-       kDiagAbsent},
+      {"pathwise_controller_diag_resets_total", kAreaDiag, kDiag, kDiagAbsent},
       {"pathwise_controller_diag_reconnects_total", kAreaDiag, kDiag,
        "no series where the kernel has no `diag/reconnect_count` (and for "
        "PCIe controllers: fabrics only)"},
@@ -230,12 +229,10 @@ std::vector<MetricSource> Rows() {
       {"pathwise_flow_rtt_seconds", kAreaQueues, kSocket, kSocketAbsent},
       {"pathwise_flow_retransmitted_segments_total", kAreaQueues, kSocket,
        kSocketAbsent},
-      {"pathwise_flow_sent_bytes_total", kAreaQueues, kSocket,
-       kSocketAbsent},
+      {"pathwise_flow_sent_bytes_total", kAreaQueues, kSocket, kSocketAbsent},
       {"pathwise_flow_received_bytes_total", kAreaQueues, kSocket,
        kSocketAbsent},
-      {"pathwise_flow_unacked_segments", kAreaQueues, kSocket,
-       kSocketAbsent},
+      {"pathwise_flow_unacked_segments", kAreaQueues, kSocket, kSocketAbsent},
       {"pathwise_flow_notsent_bytes", kAreaQueues, kSocket,
        "no series without `--queues`; 0 for a socket without tcp_info"},
       {"pathwise_flow_io_cpu", kAreaQueues, kQueuesBpf,
@@ -245,10 +242,8 @@ std::vector<MetricSource> Rows() {
        "queue map (`--queues`): the socket's recorded queues",
        "no series without `--queues`, or without BPF unless the device has "
        "one queue that way"},
-      {"pathwise_queue_hctx_completed_total", kAreaQueues, kHctx,
-       kHctxAbsent},
-      {"pathwise_queue_hctx_latency_seconds", kAreaQueues, kHctx,
-       kHctxAbsent},
+      {"pathwise_queue_hctx_completed_total", kAreaQueues, kHctx, kHctxAbsent},
+      {"pathwise_queue_hctx_latency_seconds", kAreaQueues, kHctx, kHctxAbsent},
       {"pathwise_queue_hctx_remote_completions_total", kAreaQueues, kHctx,
        kHctxAbsent},
       {"pathwise_queue_hctx_dropped_total", kAreaQueues, kHctx, kHctxAbsent},
@@ -281,8 +276,8 @@ std::vector<MetricSource> Rows() {
        kDatapath, kDatapathAbsent},
       {"pathwise_datapath_path_probes_total", kAreaDatapath, kDatapath,
        kDatapathAbsent},
-      {"pathwise_datapath_path_probe_failures_total", kAreaDatapath,
-       kDatapath, kDatapathAbsent},
+      {"pathwise_datapath_path_probe_failures_total", kAreaDatapath, kDatapath,
+       kDatapathAbsent},
       {"pathwise_datapath_path_fenced_writes_total", kAreaDatapath, kDatapath,
        kDatapathAbsent},
       {"pathwise_datapath_path_inflight", kAreaDatapath, kDatapath,
@@ -411,16 +406,17 @@ absl::StatusOr<std::vector<FamilyDoc>> DocumentFamilies(
   return out;
 }
 
-std::string MetricsReferenceMarkdown(const std::vector<FamilyDoc>& docs,
-                                     const std::vector<ReferenceColumn>& columns,
-                                     std::string_view intro) {
+std::string MetricsReferenceMarkdown(
+    const std::vector<FamilyDoc>& docs,
+    const std::vector<ReferenceColumn>& columns, std::string_view intro) {
   std::string md(intro);
   std::string_view area;
   for (const FamilyDoc& d : docs) {
     if (d.source.area != area) {
       area = d.source.area;
       absl::StrAppend(&md, "\n## ", std::string(area), "\n\n|");
-      for (const ReferenceColumn& c : columns) absl::StrAppend(&md, " ", c.header, " |");
+      for (const ReferenceColumn& c : columns)
+        absl::StrAppend(&md, " ", c.header, " |");
       absl::StrAppend(&md, "\n|");
       for (size_t i = 0; i < columns.size(); ++i) md += "---|";
       md += "\n";

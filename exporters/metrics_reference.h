@@ -47,8 +47,9 @@ struct FamilyDoc {
 };
 
 // A column of the reference's tables: its header and its cell for a family.
-// A column (such as the metrics profile a family belongs to) is added by
-// appending one here.
+// A column is added by appending one to DefaultReferenceColumns(), e.g. the
+// metrics profile a family is exported in:
+//   {"profile", [](const FamilyDoc& d) { return ProfileOf(d.name); }}
 struct ReferenceColumn {
   std::string header;
   std::function<std::string(const FamilyDoc&)> cell;
@@ -64,9 +65,9 @@ absl::StatusOr<std::vector<FamilyDoc>> DocumentFamilies(
 
 // The Markdown of docs/metrics-reference.md: `intro`, then one table per
 // area with `columns`.
-std::string MetricsReferenceMarkdown(const std::vector<FamilyDoc>& docs,
-                                     const std::vector<ReferenceColumn>& columns,
-                                     std::string_view intro);
+std::string MetricsReferenceMarkdown(
+    const std::vector<FamilyDoc>& docs,
+    const std::vector<ReferenceColumn>& columns, std::string_view intro);
 
 }  // namespace pathwise::exporters
 

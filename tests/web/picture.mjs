@@ -122,6 +122,7 @@ async function panel(prom, queriesFile, dashDir, dashFile, panelTitle, uplotDir,
       const colors = ['#7eb26d', '#eab839', '#6ed0e0', '#ef843c', '#e24d42', '#1f78c1', '#ba43a9', '#705da0'];
       const fmt = (v) => {
         if (v == null) return '';
+        if (v === 0) return '0';
         if (cfg.unit === 's') {
           return v >= 1 ? `${v.toFixed(1)} s` : v >= 1e-3 ? `${+(v * 1e3).toFixed(1)} ms` : `${+(v * 1e6).toFixed(0)} µs`;
         }
@@ -132,7 +133,7 @@ async function panel(prom, queriesFile, dashDir, dashFile, panelTitle, uplotDir,
         label, stroke: colors[i % colors.length], width: 2, value: (u, v) => fmt(v),
       }))];
       window.__plot = new uPlot({
-        width: 900, height: 320, series,
+        width: 900, height: 320, series, legend: {live: false},
         scales: {x: {time: true}},
         axes: [{}, {values: (u, vals) => vals.map(fmt), size: 70}],
       }, cfg.data, document.querySelector('#chart'));
