@@ -267,7 +267,7 @@ void AddHistogramBuckets(CLI::App& app, Options* o) {
       },
       "sparse|coarse|fine", "the profile's",
       "Classic buckets of the latency histograms in the text exposition: "
-      "sparse (12: le = 8.192us to 1.074s and +Inf; the default profile's), "
+      "sparse (12: le = 8.192us to 268.4ms and +Inf; the default profile's), "
       "coarse (25: le = 2^k ns, 4.096us to 34.36s, and +Inf; the full "
       "profile's) or fine (the kernel's 106). A scraper asking for protobuf "
       "gets native histograms either way.");

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "model/synthetic.h"
 #include "scoring/stage.h"
+#include "tests/unit/golden.h"
 #include "tests/unit/promtool.h"
 
 namespace pathwise::exporters {
@@ -238,6 +239,38 @@ TEST(MetricsProfile, PromtoolAcceptsTheDefaultExposition) {
   const model::Snapshot s = Busy(/*flush=*/true);
   testing_util::ExpectPromtoolAccepts(
       SerializeText(BuildFamilies(&s, kBuild, kDefault)), "default.prom");
+}
+
+// Every part a snapshot can have but --queues (controller probes, the
+// iopolicy actuator, --head_iostats) on the busy topology, in both
+// profiles: tests/deploy/check-default-profile.mjs reads these to prove
+// that each family a dashboard, rule or alert queries is in the default
+// exposition.
+TEST(MetricsProfile, EverythingGolden) {
+  model::Snapshot s = Busy(/*flush=*/true);
+  for (const model::Controller& c : s.topology.controllers) {
+    model::ControllerProbeStats& probe = s.controller_probe[c.name];
+    probe.latency.Observe(150'000, 10);
+    probe.latency_sum_ns = 1'500'000;
+    probe.failures[model::Index(model::ProbeFailure::kTimeout)] = 1;
+  }
+  s.actuator.emplace();
+  s.actuator->mode = model::ActuateMode::kOn;
+  s.actuator->decisions_total[{s.topology.subsystems[0].name,
+                               model::Iopolicy::kNuma,
+                               model::Iopolicy::kRoundRobin,
+                               model::DecisionResult::kApplied}] = 1;
+  s.head_iostats.emplace();
+  s.head_iostats->mode = model::HeadIostatsMode::kOff;
+  s.head_iostats->heads_off = 2;
+  s.head_iostats->changes_total[{.restore = false,
+                                 .result = model::DecisionResult::kApplied}] =
+      2;
+  const std::string def = SerializeText(BuildFamilies(&s, kBuild, kDefault));
+  const std::string full = SerializeText(BuildFamilies(&s, kBuild, kFull));
+  testing::ExpectMatchesGolden(def, "everything.default.prom");
+  testing::ExpectMatchesGolden(full, "everything.prom");
+  testing_util::ExpectPromtoolAccepts(def, "everything.default.prom");
 }
 
 }  // namespace
