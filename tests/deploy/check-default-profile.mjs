@@ -74,7 +74,7 @@ function classify(name) {
   if (fam !== name && (DEFAULT.get(fam) ?? FULL.get(fam)) !== "histogram") return { fam: name, where: "none" };
   if (DEFAULT.has(fam)) return { fam, where: "default" };
   if (FULL.has(fam)) return { fam, where: "full-only" };
-  if (NO_PROFILE.test(fam)) return { fam, where: "no-profile" };
+  if (NO_PROFILE.test(base)) return { fam: base, where: "no-profile" };
   return { fam, where: "none" };
 }
 
