@@ -25,7 +25,9 @@ export function head() {
       shareTs("Share of bytes per path", [8, 12], [target(share("pathwise_path_io_bytes_total"), "{{instance}} {{path}}")]),
       ts("Head IOPS and block-layer errors", [8, 12], [
         target(`sum by (instance, head) (rate(pathwise_path_io_completed_total{${H}}[${RI}]))`, "IOPS {{instance}} {{head}}"),
-        target(`sum by (instance, head) (rate(pathwise_path_io_errors_total{${H}}[${RI}]))`, "block-layer errors {{instance}} {{head}}"),
+        // Error series exist once nonzero (default metrics profile): 0 for a
+        // head with I/O and none.
+        target(`sum by (instance, head) (rate(pathwise_path_io_errors_total{${H}}[${RI}]))\nor\n0 * sum by (instance, head) (rate(pathwise_path_io_completed_total{${H}}[${RI}]))`, "block-layer errors {{instance}} {{head}}"),
       ], "iops"),
       ts("Path weights and imbalance", [8, 12], [
         target(`pathwise_path_weight{${H},op_group="read"}`, "read weight {{instance}} {{path}}"),

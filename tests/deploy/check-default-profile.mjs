@@ -10,6 +10,10 @@
 //   the --queues families and the datapath's own exposition, to which
 //   --metrics.profile does not apply and which no golden here holds, pass
 //   by name (NO_PROFILE) and are listed;
+// - a dashboard query on a family the default profile exports only once
+//   nonzero (block-layer and NVMe errors) has an `or` fallback, or its
+//   panel is empty on a healthy host (the testbed's deploy e2e case wants
+//   every panel query non-empty);
 // - a path StateSet (pathwise_path_ana_state, pathwise_path_health) has
 //   only its current state's series by default, so a query must test it
 //   with == 1, never == 0 / != 1 / < 1;
@@ -31,6 +35,9 @@ const root = process.argv[2];
 assert.ok(root, "usage: check-default-profile.mjs REPO_ROOT");
 const goldenDir = path.join(root, "tests/unit/golden");
 const NO_PROFILE = /^pathwise_(queue|flow|datapath)_/;
+// Families the default profile exports only once nonzero: a dashboard panel
+// on them needs a fallback (`or 0 * ...`) not to go empty on a healthy host.
+const ONCE_NONZERO = /\bpathwise_(path|device)_(io_errors_total|nvme_errors_total)\b/;
 const PATH_STATESETS = /\bpathwise_path_(ana_state|health)\b(\{[^}]*\})?\s*(==\s*0\b|!=\s*1\b|<\s*1\b)/;
 
 let failures = 0;
@@ -78,13 +85,17 @@ function classify(name) {
   return { fam, where: "none" };
 }
 
-// The problems of one query, "" when none.
-function problems(expr) {
+// The problems of one query, "" when none; `dashboard`: a panel's.
+function problems(expr, dashboard = false) {
   const out = [];
   for (const name of metricsOf(expr)) {
     const { fam, where } = classify(name);
     if (where === "full-only") out.push(`${fam} is only in --metrics.profile=full`);
     if (where === "none") out.push(`${name} is in no exposition`);
+  }
+  // The datapath's own exposition has no profile: its zeros are there.
+  if (dashboard && ONCE_NONZERO.test(expr) && !/\bor\b/.test(expr) && !/pathwise_datapath_/.test(expr)) {
+    out.push(`${expr.match(ONCE_NONZERO)[0]} has series only once nonzero by default: add an 'or 0 * ...' fallback`);
   }
   const m = expr.match(PATH_STATESETS);
   if (m) out.push(`'${m[0]}': a path StateSet has only its current state's series by default; test == 1`);
@@ -96,6 +107,7 @@ check("self-test: a full-only family and a StateSet tested against 0 are caught"
   assert.match(problems('histogram_quantile(0.9, rate(pathwise_head_io_latency_seconds_bucket[5m]))'), /only in --metrics.profile=full/);
   assert.match(problems('pathwise_path_health{state="idle"} == 0'), /current state/);
   assert.match(problems("rate(pathwise_no_such_total[5m])"), /in no exposition/);
+  assert.match(problems("sum by (path) (rate(pathwise_path_io_errors_total[1m]))", true), /only once nonzero/);
   assert.equal(problems('sum by (head) (rate(pathwise_path_io_completed_total[5m])) and pathwise_path_health{state="failed"} == 1'), "");
 });
 
@@ -107,8 +119,8 @@ for (const f of fs.readdirSync(ddir).filter((f) => f.endsWith(".json")).sort()) 
   const walk = (o, where) => {
     if (Array.isArray(o)) return o.forEach((x, i) => walk(x, `${where}[${i}]`));
     if (!o || typeof o !== "object") return;
-    if (typeof o.expr === "string") queries.push({ where: `${f} ${o.refId ?? ""} ${where}`, expr: o.expr });
-    if (o.type === "query" && typeof o.query?.query === "string") queries.push({ where: `${f} variable ${o.name}`, expr: o.query.query });
+    if (typeof o.expr === "string") queries.push({ where: `${f} ${o.refId ?? ""} ${where}`, expr: o.expr, dashboard: true });
+    if (o.type === "query" && typeof o.query?.query === "string") queries.push({ where: `${f} variable ${o.name}`, expr: o.query.query, dashboard: true });
     for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
   };
   walk(JSON.parse(fs.readFileSync(path.join(ddir, f), "utf8")), "");
@@ -122,7 +134,7 @@ check(`${queries.length} dashboard and rule queries read only the default profil
   assert.ok(queries.length > 100, `only ${queries.length} queries found`);
   const bad = [];
   for (const q of queries) {
-    const p = problems(q.expr);
+    const p = problems(q.expr, q.dashboard);
     if (p) bad.push(`${q.where}: ${p}`);
     for (const name of metricsOf(q.expr)) {
       const { fam, where } = classify(name);
