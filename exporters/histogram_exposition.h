@@ -1,7 +1,8 @@
 // How a latency histogram (model/histogram.h, the kernel's log-linear
 // layout: 106 slots, 4 per power of two of nanoseconds) is exposed to
-// Prometheus: as coarse classic buckets (the default), as the kernel's fine
-// classic buckets, or as a native histogram (protobuf exposition only).
+// Prometheus: as sparse classic buckets (the default metrics profile's), as
+// coarse ones (the full profile's), as the kernel's fine classic buckets,
+// or as a native histogram (protobuf exposition only).
 //
 // Coarse buckets: le = 2^k ns for k = 12..35 (4.096 us to 34.36 s) and +Inf,
 // 25 buckets. Every coarse bound is a kernel bound, so folding is exact:
