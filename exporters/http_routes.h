@@ -32,13 +32,14 @@ namespace pathwise::exporters {
 // so it must be thread-safe.
 using HealthSource = std::function<model::Health()>;
 
-// The routes above. `store` must outlive the routes. `buckets`: the classic
-// buckets of the text exposition's latency histograms (--histogram_buckets).
-// With `http`, /metrics also has the server's pathwise_http_* families.
+// The routes above. `store` must outlive the routes. `exposition`: the
+// metrics profile (--metrics.profile) and the classic buckets of the text
+// exposition's latency histograms (--histogram_buckets); protobuf always
+// gets native histograms. With `http`, /metrics also has the server's
+// pathwise_http_* families.
 HttpRoutes MakeAgentRoutes(
     const model::SnapshotStore& store, HealthSource health,
-    const BuildInfo& build,
-    HistogramBuckets buckets = HistogramBuckets::kCoarse,
+    const BuildInfo& build, ExpositionOptions exposition = {},
     std::shared_ptr<const HttpServerCounters> http = nullptr);
 
 // pathwise_http_connections_open, _accepted_total, _refused_total{reason}

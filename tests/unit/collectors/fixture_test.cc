@@ -176,6 +176,12 @@ TEST_P(CapturedFixtureTest, ExpositionMatchesGolden) {
       exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
       GetParam().name + ".prom");
   testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(
+          &s, kBuild,
+          {.histogram_buckets = exporters::HistogramBuckets::kSparse,
+           .profile = exporters::MetricsProfile::kDefault})),
+      GetParam().name + ".default.prom");
+  testing::ExpectMatchesGolden(
       exporters::TopologyToText(s.topology, s.scoring ? &*s.scoring : nullptr),
       GetParam().name + ".topology.txt");
 }
