@@ -86,6 +86,13 @@ TEST(Verdict, BestOverallSettableAndEdgeCases) {
   EXPECT_EQ(VerdictLines(results, Decide(results)),
             "best policy you can set: round-robin (1.00× queue-depth)\n"
             "best overall: round-robin, the best you can set\n");
+  // Within 1 %: the settable policy is as good.
+  results = {Result(Policy::kQueueDepth, 100), Result(Policy::kPathwise, 100.9)};
+  EXPECT_EQ(VerdictLines(results, Decide(results)),
+            "best policy you can set: queue-depth (the only kernel iopolicy "
+            "run)\n"
+            "best overall: queue-depth, the best you can set (pathwise is "
+            "within 1 %)\n");
   results = {Result(Policy::kPathwise, 90)};
   EXPECT_THAT(VerdictLines(results, Decide(results)),
               HasSubstr("best policy you can set: none run"));
@@ -170,6 +177,7 @@ std::string Shell(const std::string& cmd) {
   char buf[256];
   while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
   const int rc = pclose(p);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
   return rc == 0 ? out : absl::StrFormat("exit %d: %s", rc, out);
 }
 
