@@ -288,5 +288,34 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
   std::filesystem::remove_all(dir);
 }
 
+// A file with more event times than tables make sense for: one table for
+// the whole run, which says why, and no memory per phase.
+TEST(Verdict, ManyPhasesGetOneTable) {
+  std::string text = kPhased;
+  text = text.substr(0, text.find("[events]"));
+  absl::StrAppend(&text, "[events]\n");
+  for (int ms = 100; ms < 6000; ms += 100) {
+    absl::StrAppend(&text, ms, "ms p0 delay ", ms % 200 == 0 ? 0 : 5, "ms\n");
+  }
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "many.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  ASSERT_EQ(Phases(*sc).size(), 60u);
+  const std::string dir = TempDir();
+  {
+    std::ofstream f(dir + "/many.scn");
+    f << text;
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(RunLabCommandLine({"--scenario", dir + "/many.scn", "--jobs=2",
+                               "--policies=numa,queue-depth"},
+                              out, err),
+            0)
+      << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("60 phases: too many for a table each"));
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("phase 1 of")));
+  EXPECT_THAT(out.str(), HasSubstr("best policy you can set: "));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace pathwise::lab
