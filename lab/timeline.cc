@@ -126,8 +126,8 @@ Timeline TimelineRecorder::Result(size_t i, const PolicyResult& whole) const {
     const double secs =
         static_cast<double>(std::min(bin_ns_, sc_.duration_ns - start)) / 1e9;
     tl.mib_s.push_back(secs > 0 ? run.bin_ios[b] * bs / secs / 1048576.0 : 0);
-    tl.p99_ms.push_back(run.bin_ios[b] == 0 ? -1
-                                            : QuantileMs(run.bin_hist[b], 0.99));
+    tl.p99_ms.push_back(
+        run.bin_ios[b] == 0 ? -1 : QuantileMs(run.bin_hist[b], 0.99));
   }
   return tl;
 }

@@ -28,8 +28,8 @@
 namespace pathwise::lab {
 namespace {
 
-using ::testing::HasSubstr;
 using policy::Policy;
+using ::testing::HasSubstr;
 
 PolicyResult Result(Policy p, double read_mib_s, double write_mib_s = 0) {
   PolicyResult r;
@@ -44,9 +44,11 @@ PolicyResult Result(Policy p, double read_mib_s, double write_mib_s = 0) {
 
 TEST(Verdict, NamesTheBestSettablePolicyAndItsRatios) {
   const std::vector<PolicyResult> results = {
-      Result(Policy::kNuma, 100),      Result(Policy::kRoundRobin, 120),
+      Result(Policy::kNuma, 100),
+      Result(Policy::kRoundRobin, 120),
       Result(Policy::kQueueDepth, 200, 5.2),
-      Result(Policy::kLatency, 300),   Result(Policy::kPathwise, 250),
+      Result(Policy::kLatency, 300),
+      Result(Policy::kPathwise, 250),
       Result(Policy::kHst, 180)};
   const Verdict v = Decide(results);
   ASSERT_TRUE(v.best_settable.has_value());
@@ -87,7 +89,8 @@ TEST(Verdict, BestOverallSettableAndEdgeCases) {
             "best policy you can set: round-robin (1.00× queue-depth)\n"
             "best overall: round-robin, the best you can set\n");
   // Within 1 %: the settable policy is as good.
-  results = {Result(Policy::kQueueDepth, 100), Result(Policy::kPathwise, 100.9)};
+  results = {Result(Policy::kQueueDepth, 100),
+             Result(Policy::kPathwise, 100.9)};
   EXPECT_EQ(VerdictLines(results, Decide(results)),
             "best policy you can set: queue-depth (the only kernel iopolicy "
             "run)\n"
@@ -225,14 +228,16 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
     const size_t v = text.find(ExpectedSettableLine(by_phase[p]), h);
     const size_t next = text.find("phase ", h + heading.size());
     EXPECT_NE(v, std::string::npos)
-        << ExpectedSettableLine(by_phase[p]) << "\nin\n" << text;
+        << ExpectedSettableLine(by_phase[p]) << "\nin\n"
+        << text;
     EXPECT_LT(v, next == std::string::npos ? text.find("whole run") : next);
     at = h + heading.size();
   }
   const size_t w = text.find("whole run, 0-6 s\n", at);
   ASSERT_NE(w, std::string::npos) << text;
   EXPECT_NE(text.find(ExpectedSettableLine(whole), w), std::string::npos)
-      << ExpectedSettableLine(whole) << "\nin\n" << text;
+      << ExpectedSettableLine(whole) << "\nin\n"
+      << text;
   // Four verdicts and four tables with the ×best column.
   size_t verdicts = 0, headers = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -270,8 +275,8 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
   EXPECT_EQ(Shell("xmllint --noout " + svg + " 2>&1"), "")
       << "xmllint (libxml2-utils) missing or the SVG is malformed";
   EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
-                "'series'])\" " +
-                svg),
+                  "'series'])\" " +
+                  svg),
             "6");
   for (Policy p : policy::AllPolicies()) {
     const std::string xp = absl::StrFormat(
@@ -282,8 +287,8 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
         << policy::PolicyName(p);
   }
   EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
-                "'phase-boundary'])\" " +
-                svg),
+                  "'phase-boundary'])\" " +
+                  svg),
             "2");
   std::filesystem::remove_all(dir);
 }
