@@ -143,9 +143,12 @@ int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
     timelines.push_back(timeline.Result(i, results[i]));
   }
   const std::vector<Phase>& phases = timeline.phases();
-  std::vector<std::vector<PolicyResult>> by_phase(phases.size());
-  for (size_t p = 0; p < phases.size(); ++p) {
-    for (const Timeline& t : timelines) by_phase[p].push_back(t.phases[p]);
+  std::vector<std::vector<PolicyResult>> by_phase;
+  if (phases.size() <= kMaxPhaseTables) {
+    by_phase.resize(phases.size());
+    for (size_t p = 0; p < phases.size(); ++p) {
+      for (const Timeline& t : timelines) by_phase[p].push_back(t.phases[p]);
+    }
   }
   if (!o.plot.empty() &&
       !WriteFile(o.plot, TimelinePlotSvg(*sc, o.policies, phases, timelines),

@@ -120,6 +120,10 @@ std::string FormatTable(
                       VerdictLines(by_phase[p], Decide(by_phase[p])), "\n");
     }
     absl::StrAppend(&out, "whole run, 0-", Seconds(sc.duration_ns), " s\n");
+  } else if (phases.size() > 1) {
+    absl::StrAppend(&out, phases.size(),
+                    " phases: too many for a table each (--plot marks them); "
+                    "the whole run\n");
   }
   absl::StrAppend(&out, Table(sc, results),
                   VerdictLines(results, Decide(results)));

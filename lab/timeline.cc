@@ -65,7 +65,7 @@ TimelineRecorder::TimelineRecorder(const Scenario& sc, size_t policies,
       runs_(policies) {
   const size_t n_bins = static_cast<size_t>(std::max(bins, 1));
   for (Run& r : runs_) {
-    r.phases.resize(phases_.size());
+    r.phases.resize(phases_.size() <= kMaxPhaseTables ? phases_.size() : 0);
     for (Acc& a : r.phases) a.path_ios.assign(sc.paths.size(), 0);
     r.bin_ios.assign(n_bins, 0);
     r.bin_hist.resize(n_bins);
@@ -76,16 +76,18 @@ IoObserver TimelineRecorder::Observer(size_t i) {
   Run* run = &runs_[i];
   // Completions come in time order, so the phase only moves forward.
   return [this, run, phase = size_t{0}](const IoTrace& t) mutable {
-    while (phase + 1 < phases_.size() &&
-           t.complete_ns >= phases_[phase + 1].start_ns) {
-      ++phase;
-    }
-    Acc& a = run->phases[phase];
     const uint64_t latency = static_cast<uint64_t>(t.complete_ns - t.submit_ns);
-    ++a.ios[t.op];
-    a.failovers += static_cast<uint64_t>(t.failovers);
-    ++a.path_ios[t.path];
-    a.hist[t.op].Observe(latency);
+    if (!run->phases.empty()) {
+      while (phase + 1 < run->phases.size() &&
+             t.complete_ns >= phases_[phase + 1].start_ns) {
+        ++phase;
+      }
+      Acc& a = run->phases[phase];
+      ++a.ios[t.op];
+      a.failovers += static_cast<uint64_t>(t.failovers);
+      ++a.path_ios[t.path];
+      a.hist[t.op].Observe(latency);
+    }
     const size_t bin = std::min(static_cast<size_t>(t.complete_ns / bin_ns_),
                                 run->bin_ios.size() - 1);
     ++run->bin_ios[bin];
@@ -98,7 +100,7 @@ Timeline TimelineRecorder::Result(size_t i, const PolicyResult& whole) const {
   const double bs = sc_.workload.bs;
   Timeline tl;
   tl.bin_ns = bin_ns_;
-  for (size_t p = 0; p < phases_.size(); ++p) {
+  for (size_t p = 0; p < run.phases.size(); ++p) {
     const Acc& a = run.phases[p];
     const double secs =
         static_cast<double>(phases_[p].end_ns - phases_[p].start_ns) / 1e9;
@@ -124,8 +126,8 @@ Timeline TimelineRecorder::Result(size_t i, const PolicyResult& whole) const {
     const double secs =
         static_cast<double>(std::min(bin_ns_, sc_.duration_ns - start)) / 1e9;
     tl.mib_s.push_back(secs > 0 ? run.bin_ios[b] * bs / secs / 1048576.0 : 0);
-    tl.p99_ms.push_back(run.bin_ios[b] == 0 ? -1
-                                            : QuantileMs(run.bin_hist[b], 0.99));
+    tl.p99_ms.push_back(
+        run.bin_ios[b] == 0 ? -1 : QuantileMs(run.bin_hist[b], 0.99));
   }
   return tl;
 }

@@ -30,6 +30,11 @@ struct Phase {
 // whole run, for a scenario without such events.
 std::vector<Phase> Phases(const Scenario& sc);
 
+// Beyond this many phases a run gets no table per phase (each costs two
+// latency histograms per policy, and a scripted file may hold thousands of
+// event times): the whole run's table says so, and --plot still marks them.
+inline constexpr size_t kMaxPhaseTables = 16;
+
 // One event as the scenario file spells it, without its time ("p0 down").
 std::string EventText(const Scenario& sc, const Event& e);
 
@@ -37,7 +42,7 @@ std::string EventText(const Scenario& sc, const Event& e);
 struct Timeline {
   // One result per phase, as Simulate() gives for the whole run, of the
   // I/Os that completed in it (rates over the phase's length; failovers:
-  // those of its I/Os).
+  // those of its I/Os); empty beyond kMaxPhaseTables phases.
   std::vector<PolicyResult> phases;
   // Per bin of bin_ns: MiB/s of all ops, and the p99 latency (ms) of the
   // bin's completions, negative when nothing completed.

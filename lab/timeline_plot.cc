@@ -123,8 +123,8 @@ std::string TimelinePlotSvg(const Scenario& sc,
     }
   }
   const Axis tput{0, Nice(std::max(max_mib, 1.0)), false};
-  const double lo = min_p99 > 0 ? std::pow(10, std::floor(std::log10(min_p99)))
-                                : 0.1;
+  const double lo =
+      min_p99 > 0 ? std::pow(10, std::floor(std::log10(min_p99))) : 0.1;
   const Axis tail{lo, std::max(Nice(std::max(max_p99, lo)), lo * 10), true};
   std::vector<double> tput_ticks, tail_ticks;
   for (int k = 0; k <= 4; ++k) tput_ticks.push_back(tput.hi * k / 4);
@@ -157,7 +157,8 @@ std::string TimelinePlotSvg(const Scenario& sc,
                           svg::Escape(name));
     Lines(out, 0, tput, t.mib_s, bin_s, duration_s, colour);
     Lines(out, 1, tail, t.p99_ms, bin_s, duration_s, colour);
-    const double lx = kLeft + i * (kPanelW / std::max<size_t>(policies.size(), 1));
+    const double lx =
+        kLeft + i * (kPanelW / std::max<size_t>(policies.size(), 1));
     absl::StrAppendFormat(&out,
                           "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' "
                           "stroke='%s' stroke-width='2'/><text x='%.1f' "

@@ -44,6 +44,7 @@ Verdict Decide(const std::vector<PolicyResult>& results) {
 
 std::string VerdictLines(const std::vector<PolicyResult>& results,
                          const Verdict& v) {
+  constexpr double kTie = 1.01;
   auto name = [&](size_t i) { return policy::PolicyName(results[i].policy); };
   if (!v.best_overall) {
     return "best policy you can set: none: no policy completed an I/O\n";
@@ -68,6 +69,15 @@ std::string VerdictLines(const std::vector<PolicyResult>& results,
       }
     }
     absl::StrAppend(&out, ")\n");
+  }
+  // Within 1 %, a selector the kernel lacks is no reason to look further.
+  if (v.best_settable && *v.best_overall != *v.best_settable &&
+      v.overall_vs_settable < kTie) {
+    absl::StrAppendFormat(&out,
+                          "best overall: %s, the best you can set (%s is "
+                          "within 1 %%)\n",
+                          name(*v.best_settable), name(*v.best_overall));
+    return out;
   }
   absl::StrAppend(&out, "best overall: ", name(*v.best_overall));
   if (v.best_settable && *v.best_overall == *v.best_settable) {

@@ -34,6 +34,9 @@ Verdict Decide(const std::vector<PolicyResult>& results);
 // Two lines:
 //   best policy you can set: queue-depth (1.71× round-robin, 2.05× numa)
 //   best overall: pathwise, 1.12× queue-depth (pathwise's own selector ...)
+// A best overall within 1 % of the best settable is a tie that the
+// settable one wins: "best overall: queue-depth, the best you can set
+// (pathwise is within 1 %)".
 std::string VerdictLines(const std::vector<PolicyResult>& results,
                          const Verdict& v);
 

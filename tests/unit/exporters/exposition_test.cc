@@ -63,6 +63,8 @@ TEST(Exposition, ContractNamesAndLabelSets) {
                                    "pathwise_controller_info",
                                    "pathwise_controller_io_queues",
                                    "pathwise_topology_changes_total",
+                                   "pathwise_subsystems",
+                                   "pathwise_multipath_subsystems",
                                    "pathwise_path_io_completed_total",
                                    "pathwise_path_io_bytes_total",
                                    "pathwise_path_io_time_seconds_total",
@@ -190,7 +192,15 @@ TEST(Exposition, NoNvmeGivesOnlyBuildAndSelfMetrics) {
             (std::set<std::string>{
                 "pathwise_build_info", "pathwise_collector_duration_seconds",
                 "pathwise_collector_success", "pathwise_sampler_info",
-                "pathwise_topology_changes_total"}));
+                "pathwise_topology_changes_total", "pathwise_subsystems",
+                "pathwise_multipath_subsystems"}));
+  // Nothing to watch shows as 0, not as absent series.
+  for (const char* name :
+       {"pathwise_subsystems", "pathwise_multipath_subsystems"}) {
+    const prometheus::MetricFamily& f = Get(fams, name);
+    ASSERT_EQ(f.metric.size(), 1u) << name;
+    EXPECT_EQ(f.metric[0].gauge.value, 0) << name;
+  }
 }
 
 TEST(Exposition, MissingAttributesOmitSeriesNotTheObject) {

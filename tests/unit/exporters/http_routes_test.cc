@@ -420,11 +420,8 @@ TEST(HealthzResponse, NoticeOfAnEmptyHostWithA200) {
   HttpResponse r = HealthzResponse(h);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,
-            "ok
-no NVMe multipath subsystems: is nvme_core loaded with "
-            "multipath=Y? (x)
-collector nvme_topology: ok
-");
+            "ok\nno NVMe multipath subsystems: is nvme_core loaded with "
+            "multipath=Y? (x)\ncollector nvme_topology: ok\n");
 }
 
 }  // namespace

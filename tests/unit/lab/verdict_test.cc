@@ -28,8 +28,8 @@
 namespace pathwise::lab {
 namespace {
 
-using ::testing::HasSubstr;
 using policy::Policy;
+using ::testing::HasSubstr;
 
 PolicyResult Result(Policy p, double read_mib_s, double write_mib_s = 0) {
   PolicyResult r;
@@ -44,9 +44,11 @@ PolicyResult Result(Policy p, double read_mib_s, double write_mib_s = 0) {
 
 TEST(Verdict, NamesTheBestSettablePolicyAndItsRatios) {
   const std::vector<PolicyResult> results = {
-      Result(Policy::kNuma, 100),      Result(Policy::kRoundRobin, 120),
+      Result(Policy::kNuma, 100),
+      Result(Policy::kRoundRobin, 120),
       Result(Policy::kQueueDepth, 200, 5.2),
-      Result(Policy::kLatency, 300),   Result(Policy::kPathwise, 250),
+      Result(Policy::kLatency, 300),
+      Result(Policy::kPathwise, 250),
       Result(Policy::kHst, 180)};
   const Verdict v = Decide(results);
   ASSERT_TRUE(v.best_settable.has_value());
@@ -86,6 +88,14 @@ TEST(Verdict, BestOverallSettableAndEdgeCases) {
   EXPECT_EQ(VerdictLines(results, Decide(results)),
             "best policy you can set: round-robin (1.00× queue-depth)\n"
             "best overall: round-robin, the best you can set\n");
+  // Within 1 %: the settable policy is as good.
+  results = {Result(Policy::kQueueDepth, 100),
+             Result(Policy::kPathwise, 100.9)};
+  EXPECT_EQ(VerdictLines(results, Decide(results)),
+            "best policy you can set: queue-depth (the only kernel iopolicy "
+            "run)\n"
+            "best overall: queue-depth, the best you can set (pathwise is "
+            "within 1 %)\n");
   results = {Result(Policy::kPathwise, 90)};
   EXPECT_THAT(VerdictLines(results, Decide(results)),
               HasSubstr("best policy you can set: none run"));
@@ -170,6 +180,7 @@ std::string Shell(const std::string& cmd) {
   char buf[256];
   while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
   const int rc = pclose(p);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
   return rc == 0 ? out : absl::StrFormat("exit %d: %s", rc, out);
 }
 
@@ -217,14 +228,16 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
     const size_t v = text.find(ExpectedSettableLine(by_phase[p]), h);
     const size_t next = text.find("phase ", h + heading.size());
     EXPECT_NE(v, std::string::npos)
-        << ExpectedSettableLine(by_phase[p]) << "\nin\n" << text;
+        << ExpectedSettableLine(by_phase[p]) << "\nin\n"
+        << text;
     EXPECT_LT(v, next == std::string::npos ? text.find("whole run") : next);
     at = h + heading.size();
   }
   const size_t w = text.find("whole run, 0-6 s\n", at);
   ASSERT_NE(w, std::string::npos) << text;
   EXPECT_NE(text.find(ExpectedSettableLine(whole), w), std::string::npos)
-      << ExpectedSettableLine(whole) << "\nin\n" << text;
+      << ExpectedSettableLine(whole) << "\nin\n"
+      << text;
   // Four verdicts and four tables with the ×best column.
   size_t verdicts = 0, headers = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -262,8 +275,8 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
   EXPECT_EQ(Shell("xmllint --noout " + svg + " 2>&1"), "")
       << "xmllint (libxml2-utils) missing or the SVG is malformed";
   EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
-                "'series'])\" " +
-                svg),
+                  "'series'])\" " +
+                  svg),
             "6");
   for (Policy p : policy::AllPolicies()) {
     const std::string xp = absl::StrFormat(
@@ -274,9 +287,38 @@ TEST(Verdict, PhasedScenarioEndToEnd) {
         << policy::PolicyName(p);
   }
   EXPECT_EQ(Shell("xmllint --xpath \"count(//*[local-name()='g'][@class="
-                "'phase-boundary'])\" " +
-                svg),
+                  "'phase-boundary'])\" " +
+                  svg),
             "2");
+  std::filesystem::remove_all(dir);
+}
+
+// A file with more event times than tables make sense for: one table for
+// the whole run, which says why, and no memory per phase.
+TEST(Verdict, ManyPhasesGetOneTable) {
+  std::string text = kPhased;
+  text = text.substr(0, text.find("[events]"));
+  absl::StrAppend(&text, "[events]\n");
+  for (int ms = 100; ms < 6000; ms += 100) {
+    absl::StrAppend(&text, ms, "ms p0 delay ", ms % 200 == 0 ? 0 : 5, "ms\n");
+  }
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "many.scn");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  ASSERT_EQ(Phases(*sc).size(), 60u);
+  const std::string dir = TempDir();
+  {
+    std::ofstream f(dir + "/many.scn");
+    f << text;
+  }
+  std::ostringstream out, err;
+  ASSERT_EQ(RunLabCommandLine({"--scenario", dir + "/many.scn", "--jobs=2",
+                               "--policies=numa,queue-depth"},
+                              out, err),
+            0)
+      << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("60 phases: too many for a table each"));
+  EXPECT_THAT(out.str(), ::testing::Not(HasSubstr("phase 1 of")));
+  EXPECT_THAT(out.str(), HasSubstr("best policy you can set: "));
   std::filesystem::remove_all(dir);
 }
 
