@@ -18,7 +18,7 @@ everything it started when it ends. `sudo` is a no-op shim (the test runs as
 root). A flags block with no command it can check is an error: it would
 check nothing.
 
-  run-snippets.py --source DIR --build DIR [--list] [FILE...]
+  run-snippets.py --source DIR --build DIR [--list] [--verbose] [FILE...]
 """
 
 import argparse
@@ -68,16 +68,30 @@ def snippets(path, rel):
 
 
 def logical_lines(body):
-    out, cur = [], ""
+    """Token lists of the block's commands: backslash continuations joined,
+    and the indented lines of a synopsis that go on with more options
+    ("    [--flag=X] [--other]"); comments cut per physical line."""
+    out, cur, problems = [], None, []
     for line in body.split("\n"):
-        if line.rstrip().endswith("\\"):
-            cur += line.rstrip()[:-1] + " "
+        cont = line.rstrip().endswith("\\")
+        text = line.rstrip()[:-1] if cont else line
+        try:
+            tokens = shlex.split(text, comments=True)
+        except ValueError as e:
+            problems.append(f"cannot parse '{line.strip()}': {e}")
+            tokens = []
+        if cur is not None:
+            cur += tokens
+        elif out and tokens and re.match(r"^\s+[\[-]", line):
+            out[-1] += tokens
         else:
-            out.append(cur + line)
-            cur = ""
-    if cur:
+            cur = tokens
+        if not cont and cur is not None:
+            out.append(cur)
+            cur = None
+    if cur is not None:
         out.append(cur)
-    return out
+    return out, problems
 
 
 class Helps:
@@ -110,13 +124,9 @@ def flag_listed(flag, text):
 
 
 def check_flags(snip, helps):
-    problems, checked = [], 0
-    for line in logical_lines(snip["body"]):
-        try:
-            tokens = shlex.split(line, comments=True)
-        except ValueError as e:
-            problems.append(f"cannot parse '{line.strip()}': {e}")
-            continue
+    lines, problems = logical_lines(snip["body"])
+    checked = 0
+    for tokens in lines:
         i = 0
         while i < len(tokens):
             t = tokens[i]
@@ -199,6 +209,7 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--build", required=True)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="print every run's output")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     source, build = os.path.abspath(a.source), os.path.abspath(a.build)
@@ -240,6 +251,8 @@ def main():
                 print("  " + "\n  ".join(out.rstrip("\n").split("\n")[-40:]))
             else:
                 print(f"ok   {where} (run)")
+                if a.verbose:
+                    print("  " + "\n  ".join(out.rstrip("\n").split("\n")))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"{len(snips) - failed} of {len(snips)} snippets ok")
