@@ -13,7 +13,8 @@ between allowed) is one of:
                             that command's --help lists
 
 Each runnable block runs in its own network namespace (so ports cannot
-collide with anything else on the host), in its own session, killed with
+collide with anything else on the host) with a /tmp of its own, in its own
+session, killed with
 everything it started when it ends. `sudo` is a no-op shim (the test runs as
 root). A flags block with no command it can check is an error: it would
 check nothing.
@@ -165,7 +166,8 @@ def check_flags(snip, helps):
 
 
 def sandbox(source, build):
-    root = tempfile.mkdtemp(prefix="pathwise-docs-")
+    # Under the build directory, not /tmp: each snippet gets a /tmp of its own.
+    root = tempfile.mkdtemp(prefix="docs-snippets-", dir=build)
     work = os.path.join(root, "repo")
     os.mkdir(work)
     for name in os.listdir(source):
@@ -185,8 +187,12 @@ def sandbox(source, build):
 def run(snip, work, bindir):
     env = dict(os.environ)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    script = "ip link set lo up\nset -euo pipefail\n" + snip["body"] + "\n"
-    p = subprocess.Popen(["unshare", "--net", "--", "bash", "-c", script], cwd=work,
+    # A private /tmp too: snippets write to /tmp/NAME as a reader would, and
+    # two runs of this test at once must not share those files.
+    script = ("mount -t tmpfs tmpfs /tmp\nip link set lo up\nset -euo pipefail\n"
+              + snip["body"] + "\n")
+    p = subprocess.Popen(["unshare", "--net", "--mount", "--propagation", "private", "--",
+                          "bash", "-c", script], cwd=work,
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, start_new_session=True)
     try:
