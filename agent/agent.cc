@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include "absl/strings/str_cat.h"
+#include "spdlog/spdlog.h"
 
 namespace pathwise::agent {
 
@@ -14,11 +15,24 @@ std::shared_ptr<const model::Snapshot> Agent::CollectOnce() {
   }
   snap->topology_changes_total = topology_changes_;
   if (snap->AllCollectorsSucceeded()) ever_succeeded_ = true;
+  LogPresence(snap->topology);
   std::shared_ptr<const model::Snapshot> published = std::move(snap);
   store_.Publish(published);
   previous_ = published;
   pipeline_.Act(*published);
   return published;
+}
+
+void Agent::LogPresence(const model::Topology& topology) {
+  const model::MultipathPresence p = model::Presence(topology);
+  if (notice_ == p.notice) return;
+  if (!p.notice.empty()) {
+    spdlog::warn("{}", p.notice);
+  } else if (notice_.has_value()) {
+    spdlog::info("NVMe multipath subsystems found: {} of {}",
+                 p.multipath_subsystems, p.subsystems);
+  }
+  notice_ = p.notice;
 }
 
 void Agent::Shutdown() {
@@ -39,6 +53,7 @@ model::Health Agent::Health() const {
     return h;
   }
   h.stages = snap->collectors;
+  h.notice = model::Presence(snap->topology).notice;
   h.ready = ever_succeeded_;
   const absl::Duration age = absl::Now() - snap->collected_at;
   h.live = age <= 3 * interval_ + absl::Seconds(5);

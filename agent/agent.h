@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/time/time.h"
 #include "agent/pipeline.h"
@@ -23,7 +25,8 @@ class Agent {
       : pipeline_(pipeline), store_(store), interval_(interval) {}
 
   // Runs the pipeline once, publishes the snapshot, runs the actuators on
-  // it and returns it.
+  // it and returns it. Logs the host's lack of multipath (model::Presence)
+  // at the first collection and whenever what it finds changes.
   std::shared_ptr<const model::Snapshot> CollectOnce();
 
   // On exit, once the collection loop has ended: stops the actuators (they
@@ -33,10 +36,13 @@ class Agent {
 
   // Ready once a collection has succeeded (every stage reported success);
   // live while collections keep coming (the last is no older than
-  // 3 × interval + 5 s). Thread-safe.
+  // 3 × interval + 5 s). Thread-safe. A host with nothing to watch is
+  // healthy; its notice says so.
   model::Health Health() const;
 
  private:
+  void LogPresence(const model::Topology& topology);
+
   Pipeline& pipeline_;
   model::SnapshotStore& store_;
   const absl::Duration interval_;
@@ -44,6 +50,9 @@ class Agent {
   uint64_t generation_ = 0;
   uint64_t topology_changes_ = 0;
   std::atomic<bool> ever_succeeded_{false};
+  // The model::Presence notice last logged; nullopt before the first
+  // collection. Logged at start and when it changes, not per interval.
+  std::optional<std::string> notice_;
 };
 
 }  // namespace pathwise::agent

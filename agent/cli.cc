@@ -308,6 +308,16 @@ std::string HelpText() {
   return FullHelp(app, BuildApp(app, &o));
 }
 
+exporters::ExpositionOptions ExpositionOf(const Options& o) {
+  using exporters::HistogramBuckets;
+  const HistogramBuckets profile_buckets =
+      o.metrics_profile == exporters::MetricsProfile::kDefault
+          ? HistogramBuckets::kSparse
+          : HistogramBuckets::kCoarse;
+  return {.histogram_buckets = o.histogram_buckets.value_or(profile_buckets),
+          .profile = o.metrics_profile};
+}
+
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   absl::StatusOr<Options> o = ParseArgsUnescaped(args);
   if (!o.ok()) return OneLine(o.status());

@@ -17,6 +17,7 @@
 #include "control/iopolicy_decider.h"
 #include "datapath/datapath_cli.h"
 #include "exporters/histogram_exposition.h"
+#include "exporters/prometheus_families.h"
 #include "lab/lab_cli.h"
 #include "scoring/scoring.h"
 #include "ui/top.h"
@@ -56,9 +57,12 @@ struct Options {
   // Resolved per command: snapshot prometheus|json, topology text|json.
   std::string format;
   std::string log_level = "info";
-  // serve, snapshot: the classic buckets of the latency histograms.
-  exporters::HistogramBuckets histogram_buckets =
-      exporters::HistogramBuckets::kCoarse;
+  // serve, snapshot: which series the exposition carries
+  // (--metrics.profile), and the classic buckets of the latency histograms
+  // (--histogram_buckets; nullopt: the profile's, see ExpositionOf).
+  exporters::MetricsProfile metrics_profile =
+      exporters::MetricsProfile::kDefault;
+  std::optional<exporters::HistogramBuckets> histogram_buckets;
   // serve: controller probes (control/prober.h); a zero interval turns
   // them off.
   absl::Duration probe_interval = absl::Seconds(1);
@@ -97,6 +101,10 @@ struct Options {
 // command (or with flags only) the command is serve. The error message is a
 // single line.
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
+
+// The exposition serve and snapshot render: the profile, and the buckets
+// given or else the profile's (sparse by default, coarse with full).
+exporters::ExpositionOptions ExpositionOf(const Options& o);
 
 // `pathwise --help`: every command with its flags, descriptions and
 // defaults.

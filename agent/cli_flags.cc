@@ -251,19 +251,42 @@ void AddProbes(CLI::App& app, Options* o) {
 }
 
 void AddHistogramBuckets(CLI::App& app, Options* o) {
-  AddValue<exporters::HistogramBuckets>(
+  AddValue<std::optional<exporters::HistogramBuckets>>(
       app, "histogram_buckets", &o->histogram_buckets,
-      [](absl::string_view t, exporters::HistogramBuckets* b) {
-        if (t != "coarse" && t != "fine") return "want coarse or fine";
-        *b = t == "coarse" ? exporters::HistogramBuckets::kCoarse
-                           : exporters::HistogramBuckets::kFine;
+      [](absl::string_view t, std::optional<exporters::HistogramBuckets>* b) {
+        if (t == "sparse") {
+          *b = exporters::HistogramBuckets::kSparse;
+        } else if (t == "coarse") {
+          *b = exporters::HistogramBuckets::kCoarse;
+        } else if (t == "fine") {
+          *b = exporters::HistogramBuckets::kFine;
+        } else {
+          return "want sparse, coarse or fine";
+        }
         return "";
       },
-      "coarse|fine", "coarse",
+      "sparse|coarse|fine", "the profile's",
       "Classic buckets of the latency histograms in the text exposition: "
-      "coarse (25: le = 2^k ns, 4.096us to 34.36s, and +Inf) or fine (the "
-      "kernel's 106). A scraper asking for protobuf gets native histograms "
-      "either way.");
+      "sparse (12: le = 8.192us to 268.4ms and +Inf; the default profile's), "
+      "coarse (25: le = 2^k ns, 4.096us to 34.36s, and +Inf; the full "
+      "profile's) or fine (the kernel's 106). A scraper asking for protobuf "
+      "gets native histograms either way.");
+  AddValue<exporters::MetricsProfile>(
+      app, "metrics.profile", &o->metrics_profile,
+      [](absl::string_view t, exporters::MetricsProfile* p) {
+        if (t != "default" && t != "full") return "want default or full";
+        *p = t == "default" ? exporters::MetricsProfile::kDefault
+                            : exporters::MetricsProfile::kFull;
+        return "";
+      },
+      "default|full", "default",
+      "Which series /metrics carries. default: what a fleet can afford, "
+      "<= 50 series for a path with reads and writes (no per-head I/O series "
+      "but in-flight: "
+      "sum the paths'; StateSets of paths as their current state only; an "
+      "op's series once it has I/O; sparse histogram buckets for read, "
+      "write and passthru). full: every series (README, \"What earns a "
+      "series by default\").");
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ int Serve(const Options& o) {
           o.listen_address,
           exporters::MakeAgentRoutes(
               store, [&agent] { return agent.Health(); }, Build(),
-              o.histogram_buckets, http_counters),
+              ExpositionOf(o), http_counters),
           exporters::HttpServerOptions{
               .max_connections = o.web_max_connections,
               .max_connections_per_client = o.web_max_connections_per_client,
@@ -190,7 +190,7 @@ int Snapshot(const Options& o) {
       std::cout << exporters::JsonText(exporters::SnapshotToJson(*snap));
     } else {
       std::cout << exporters::SerializeText(
-          exporters::BuildFamilies(snap.get(), Build(), {o.histogram_buckets}));
+          exporters::BuildFamilies(snap.get(), Build(), ExpositionOf(o)));
     }
   });
 }

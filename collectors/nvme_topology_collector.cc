@@ -241,6 +241,9 @@ absl::Status NvmeTopologyCollector::Read(model::Topology& topology) {
   if (!raw.ok()) return raw.status();
   BuiltTopology built = BuildTopology(*raw);
   topology = std::move(built.topology);
+  // What the live page, /healthz and the log say on a host without
+  // multipath depends on whether nvme_core is loaded at all.
+  topology.subsystem_class = reader_.Exists("class/nvme-subsystem");
   return built.status;
 }
 

@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Builds the pathwise container image with buildah into an OCI archive.
-#   deploy/build-image.sh [PATHWISE_BINARY] [OUT.oci.tar] [TAG]
-# Defaults: build/pathwise, build/pathwise-image.oci.tar, localhost/pathwise:<version>.
+#   [REGISTRY=host/path] deploy/build-image.sh [PATHWISE_BINARY] [OUT.oci.tar] [TAG]
+#   deploy/build-image.sh --print-tag     # the tag it would give, and exit
+# Defaults: build/pathwise, build/pathwise-image.oci.tar, and the tag
+# $REGISTRY/pathwise:<version>, REGISTRY defaulting to localhost: the image
+# deploy/kubernetes/base/kustomization.yaml names (`images:`, newName and
+# newTag). For your registry, set REGISTRY here and newName there (the
+# script prints how).
 # The image is FROM scratch: the agent (stripped) and exactly the shared
 # libraries `ldd` resolves for it, at the paths the dynamic loader uses.
 # buildah runs with the vfs storage driver and chroot isolation in private
@@ -11,12 +16,16 @@
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 root=$here/..
+version=$(sed -nE 's/^project\(pathwise VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
+if [[ ${1:-} == --print-tag ]]; then
+  echo "${REGISTRY:-localhost}/pathwise:${version:-dev}"
+  exit 0
+fi
 bin=$(readlink -f "${1:-$root/build/pathwise}")
 out=${2:-$root/build/pathwise-image.oci.tar}
 mkdir -p "$(dirname "$out")"
 out=$(readlink -f "$out")
-version=$(sed -nE 's/^project\(pathwise VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
-tag=${3:-localhost/pathwise:${version:-dev}}
+tag=${3:-${REGISTRY:-localhost}/pathwise:${version:-dev}}
 [[ -x $bin ]] || { echo "build-image: no agent binary at $bin" >&2; exit 1; }
 command -v buildah >/dev/null || { echo "build-image: buildah missing (apt-get install buildah)" >&2; exit 1; }
 
@@ -48,3 +57,7 @@ rm -f "$out"
 cp "$ctx/manifest.txt" "${out%.tar}.files.txt"
 size=$(stat -c %s "$out")
 echo "build-image: $tag -> $out ($((size / 1024)) KiB, ${#libs[@]} libraries; file list ${out%.tar}.files.txt)"
+if [[ $tag != localhost/* ]]; then
+  echo "build-image: push it:  skopeo copy oci-archive:$out:$tag docker://$tag"
+  echo "build-image: and point deploy/kubernetes at it: in base/kustomization.yaml, images: newName: ${tag%:*}  newTag: ${tag##*:}"
+fi

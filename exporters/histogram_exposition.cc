@@ -54,6 +54,18 @@ std::array<uint64_t, kCoarseBuckets> CoarseCumulative(const Hist& h) {
   return out;
 }
 
+double SparseUpperBoundSeconds(size_t j) {
+  return CoarseUpperBoundSeconds(SparseToCoarse(j));
+}
+
+std::array<uint64_t, kSparseBuckets> SparseCumulative(const Hist& h) {
+  const std::array<uint64_t, kCoarseBuckets> coarse = CoarseCumulative(h);
+  std::array<uint64_t, kSparseBuckets> out{};
+  for (size_t j = 0; j < kSparseBuckets; ++j)
+    out[j] = coarse[SparseToCoarse(j)];
+  return out;
+}
+
 double NativeZeroThresholdSeconds() { return Hist::UpperBoundSeconds(0); }
 
 int32_t NativeBucketOfKernelSlot(size_t slot) { return Table().index[slot]; }

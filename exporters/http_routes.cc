@@ -41,11 +41,11 @@ HttpResponse Json(const nlohmann::json& j, int indent) {
 class MetricsCache {
  public:
   MetricsCache(const model::SnapshotStore& store, BuildInfo build,
-               HistogramBuckets buckets,
+               ExpositionOptions exposition,
                std::shared_ptr<const HttpServerCounters> http)
       : store_(store),
         build_(std::move(build)),
-        buckets_(buckets),
+        exposition_(exposition),
         http_(std::move(http)) {}
 
   std::shared_ptr<const std::string> Get(bool protobuf) {
@@ -74,8 +74,10 @@ class MetricsCache {
                                             bool protobuf) const {
     // Fine buckets for protobuf: that exposition turns them into native
     // histograms.
-    std::vector<prometheus::MetricFamily> families = BuildFamilies(
-        snap, build_, {protobuf ? HistogramBuckets::kFine : buckets_});
+    ExpositionOptions options = exposition_;
+    if (protobuf) options.histogram_buckets = HistogramBuckets::kFine;
+    std::vector<prometheus::MetricFamily> families =
+        BuildFamilies(snap, build_, options);
     if (http_ != nullptr) {
       for (auto& f : HttpServerFamilies(*http_))
         families.push_back(std::move(f));
@@ -86,7 +88,7 @@ class MetricsCache {
 
   const model::SnapshotStore& store_;
   const BuildInfo build_;
-  const HistogramBuckets buckets_;
+  const ExpositionOptions exposition_;
   const std::shared_ptr<const HttpServerCounters> http_;
   std::mutex mu_;
   Rendering text_, protobuf_;
@@ -109,6 +111,7 @@ bool WantsProtobuf(const HttpRequest& request) {
 HttpResponse HealthzResponse(const model::Health& health) {
   std::string body = health.ok() ? "ok" : health.reason;
   body += "\n";
+  if (!health.notice.empty()) absl::StrAppend(&body, health.notice, "\n");
   for (const model::CollectorResult& r : health.stages) {
     absl::StrAppend(&body, "collector ", r.name, ": ",
                     r.success ? "ok" : absl::StrCat("failed: ", r.error), "\n");
@@ -180,10 +183,10 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
 
 HttpRoutes MakeAgentRoutes(const model::SnapshotStore& store,
                            HealthSource health, const BuildInfo& build,
-                           HistogramBuckets buckets,
+                           ExpositionOptions exposition,
                            std::shared_ptr<const HttpServerCounters> http) {
   auto metrics =
-      std::make_shared<MetricsCache>(store, build, buckets, std::move(http));
+      std::make_shared<MetricsCache>(store, build, exposition, std::move(http));
   HttpRoutes routes;
   routes["/metrics"] = [metrics](const HttpRequest& request) {
     const bool protobuf = WantsProtobuf(request);

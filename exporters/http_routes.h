@@ -7,7 +7,8 @@
 //   /metrics          Prometheus exposition: text, or protobuf with native
 //                     histograms when the Accept header prefers it (or the
 //                     query says format=protobuf; format=text forces text)
-//   /healthz          200 "ok" or 503 with the reason, then one line per stage
+//   /healthz          200 "ok" or 503 with the reason, then the notice of a
+//                     host without multipath, then one line per stage
 //   /api/v1/topology  the topology tree (TopologyToJson)
 //   /api/v1/snapshot  the whole snapshot (SnapshotToJson), histograms included
 // The JSON routes answer 503 with a JSON error body before the first
@@ -31,13 +32,14 @@ namespace pathwise::exporters {
 // so it must be thread-safe.
 using HealthSource = std::function<model::Health()>;
 
-// The routes above. `store` must outlive the routes. `buckets`: the classic
-// buckets of the text exposition's latency histograms (--histogram_buckets).
-// With `http`, /metrics also has the server's pathwise_http_* families.
+// The routes above. `store` must outlive the routes. `exposition`: the
+// metrics profile (--metrics.profile) and the classic buckets of the text
+// exposition's latency histograms (--histogram_buckets); protobuf always
+// gets native histograms. With `http`, /metrics also has the server's
+// pathwise_http_* families.
 HttpRoutes MakeAgentRoutes(
     const model::SnapshotStore& store, HealthSource health,
-    const BuildInfo& build,
-    HistogramBuckets buckets = HistogramBuckets::kCoarse,
+    const BuildInfo& build, ExpositionOptions exposition = {},
     std::shared_ptr<const HttpServerCounters> http = nullptr);
 
 // pathwise_http_connections_open, _accepted_total, _refused_total{reason}
@@ -46,8 +48,10 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
     const HttpServerCounters& http);
 
 // /healthz: 200 when healthy, else 503; the body's first line is "ok" or the
-// reason, then "collector <name>: ok" or "collector <name>: failed: <error>"
-// per stage of the latest collection.
+// reason, then the health's notice when it has one (a host without NVMe
+// multipath is healthy: collection works, there is nothing to collect),
+// then "collector <name>: ok" or "collector <name>: failed: <error>" per
+// stage of the latest collection.
 HttpResponse HealthzResponse(const model::Health& health);
 
 // /livez: 200 while collections keep coming (health.live), even when a stage

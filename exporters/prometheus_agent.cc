@@ -1,5 +1,5 @@
-// The agent's own families: build info, collectors, the I/O source and
-// topology changes.
+// The agent's own families: build info, collectors, the I/O source,
+// topology changes and the NVMe subsystems seen.
 #include <string>
 #include <vector>
 
@@ -57,6 +57,23 @@ void AddAgentFamilies(const model::Snapshot& snapshot,
       MetricType::Counter);
   AddCounter(changes, {}, static_cast<double>(snapshot.topology_changes_total));
   out.push_back(std::move(changes));
+
+  // Always present, so that a host with nothing to watch shows as 0 rather
+  // than as an absent series.
+  const model::MultipathPresence presence = model::Presence(snapshot.topology);
+  MetricFamily subsystems =
+      Family("pathwise_subsystems",
+             "NVMe subsystems the last scan found, with or without multipath.",
+             MetricType::Gauge);
+  AddGauge(subsystems, {}, presence.subsystems);
+  out.push_back(std::move(subsystems));
+  MetricFamily multipath = Family(
+      "pathwise_multipath_subsystems",
+      "NVMe subsystems with at least one multipath head. 0: nothing to "
+      "watch; is nvme_core loaded with multipath=Y?",
+      MetricType::Gauge);
+  AddGauge(multipath, {}, presence.multipath_subsystems);
+  out.push_back(std::move(multipath));
 }
 
 }  // namespace pathwise::exporters::internal

@@ -55,16 +55,17 @@ std::vector<MetricFamily> BuildFamilies(const model::Snapshot* snapshot,
   if (snapshot != nullptr) {
     // The order of the groups is the order of the exposition.
     internal::AddAgentFamilies(*snapshot, out);
-    internal::AddTopologyFamilies(snapshot->topology, out);
-    internal::AddPathHeadIoFamilies(*snapshot, options.histogram_buckets, out);
+    internal::AddTopologyFamilies(snapshot->topology, options.profile, out);
+    internal::AddPathHeadIoFamilies(*snapshot, options, out);
     if (snapshot->scoring) {
-      internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring, out);
+      internal::AddScoringFamilies(snapshot->topology, *snapshot->scoring,
+                                   options.profile, out);
     }
-    internal::AddPathNvmeFamilies(*snapshot, out);
+    internal::AddPathNvmeFamilies(*snapshot, options.profile, out);
     internal::AddControllerProbeFamilies(*snapshot, options.histogram_buckets,
                                          out);
     internal::AddKernelDiagFamilies(snapshot->topology, out);
-    internal::AddDeviceIoFamilies(*snapshot, options.histogram_buckets, out);
+    internal::AddDeviceIoFamilies(*snapshot, options, out);
     internal::AddSamplerFamilies(*snapshot, out);
     if (snapshot->queues) internal::AddQueueFamilies(*snapshot->queues, out);
     if (snapshot->actuator) {

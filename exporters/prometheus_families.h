@@ -24,12 +24,30 @@ struct BuildInfo {
   std::string revision;
 };
 
+// --metrics.profile: which series an exposition carries. kFull is every
+// series pathwise has. kDefault is what a fleet can afford per path (the
+// README's "What earns a series by default"):
+// - no pathwise_head_io_* but pathwise_head_io_inflight: a head's I/O
+//   series are the sums of its paths' (sum by (subsystem, head));
+// - path and device I/O: an op's series once it completed an I/O, bytes
+//   and block-layer errors once nonzero; io_time_seconds_total only where
+//   the op has no latency histogram (the histogram's _sum is that counter);
+//   with kSparse buckets, latency histograms of read, write and passthru
+//   only (other ops keep their counters);
+// - StateSets per path (pathwise_path_ana_state, pathwise_path_health):
+//   the current state's series only, 1;
+// - pathwise_path_nvme_errors_total: the status classes seen so far.
+// Everything else (per controller, subsystem, head or agent) is as kFull.
+enum class MetricsProfile { kDefault, kFull };
+
 // What varies between expositions of one snapshot.
 struct ExpositionOptions {
-  // The classic buckets of every latency histogram: the coarse set (the
-  // default) or the kernel's fine layout (what the protobuf exposition
-  // turns into native histograms). See exporters/histogram_exposition.h.
+  // The classic buckets of every latency histogram: the coarse set, the
+  // sparse set (the default profile's) or the kernel's fine layout (what
+  // the protobuf exposition turns into native histograms). See
+  // exporters/histogram_exposition.h.
   HistogramBuckets histogram_buckets = HistogramBuckets::kCoarse;
+  MetricsProfile profile = MetricsProfile::kFull;
 };
 
 // All families for `snapshot` (which may be null: before the first

@@ -61,7 +61,10 @@ void AddHistogram(MetricFamily& f, Labels labels,
   ClientMetric m;
   m.label = std::move(labels);
   m.histogram.sample_sum = sum_seconds;
-  if (buckets == HistogramBuckets::kCoarse) {
+  if (buckets == HistogramBuckets::kSparse) {
+    static const auto kSparse = Bounds<kSparseBuckets>(SparseUpperBoundSeconds);
+    SetBuckets(SparseCumulative(h), kSparse, m.histogram);
+  } else if (buckets == HistogramBuckets::kCoarse) {
     static const auto kCoarse = Bounds<kCoarseBuckets>(CoarseUpperBoundSeconds);
     SetBuckets(CoarseCumulative(h), kCoarse, m.histogram);
   } else {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exporters/histogram_exposition.h"
+#include "exporters/prometheus_families.h"
 #include "model/topology.h"
 #include "prometheus/metric_family.h"
 
@@ -57,19 +58,20 @@ void AddAgentFamilies(const model::Snapshot& snapshot,
                       std::vector<prometheus::MetricFamily>& out);
 // Subsystems, heads, paths and controllers: the *_info families and the
 // ANA and controller state sets.
-void AddTopologyFamilies(const model::Topology& topo,
+void AddTopologyFamilies(const model::Topology& topo, MetricsProfile profile,
                          std::vector<prometheus::MetricFamily>& out);
 // The I/O families of paths and heads (pathwise_{path,head}_io_*).
 void AddPathHeadIoFamilies(const model::Snapshot& snapshot,
-                           HistogramBuckets buckets,
+                           const ExpositionOptions& options,
                            std::vector<prometheus::MetricFamily>& out);
 // The scoring families (pathwise_path_latency_ewma_seconds, ...).
 void AddScoringFamilies(const model::Topology& topo,
-                        const model::Scoring& scoring,
+                        const model::Scoring& scoring, MetricsProfile profile,
                         std::vector<prometheus::MetricFamily>& out);
 // The per-path NVMe families of the eBPF sampler (status classes, retries,
 // failovers).
 void AddPathNvmeFamilies(const model::Snapshot& snapshot,
+                         MetricsProfile profile,
                          std::vector<prometheus::MetricFamily>& out);
 // The controller probes' families (pathwise_controller_probe_*).
 void AddControllerProbeFamilies(const model::Snapshot& snapshot,
@@ -81,7 +83,7 @@ void AddKernelDiagFamilies(const model::Topology& topo,
                            std::vector<prometheus::MetricFamily>& out);
 // The I/O families of other block devices (pathwise_device_io_*).
 void AddDeviceIoFamilies(const model::Snapshot& snapshot,
-                         HistogramBuckets buckets,
+                         const ExpositionOptions& options,
                          std::vector<prometheus::MetricFamily>& out);
 // The eBPF sampler's own statistics (pathwise_bpf_*).
 void AddSamplerFamilies(const model::Snapshot& snapshot,

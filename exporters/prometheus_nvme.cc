@@ -12,6 +12,7 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 
 void AddPathNvmeFamilies(const model::Snapshot& snapshot,
+                         MetricsProfile profile,
                          std::vector<MetricFamily>& out) {
   // NVMe status codes, by status code type; a path's block-layer errors are
   // pathwise_path_io_errors_total.
@@ -35,10 +36,12 @@ void AddPathNvmeFamilies(const model::Snapshot& snapshot,
     const Labels base = PathLabels(p);
     if (const auto& errors = it->second.errors_by_class) {
       for (model::NvmeStatusClass cls : model::kNvmeErrorClasses) {
+        const uint64_t n = (*errors)[model::ErrorClassIndex(cls)];
+        if (profile == MetricsProfile::kDefault && n == 0) continue;
         AddCounter(nvme_errors,
                    With(base, {{"status_class",
                                 std::string(NvmeStatusClassLabel(cls))}}),
-                   static_cast<double>((*errors)[model::ErrorClassIndex(cls)]));
+                   static_cast<double>(n));
       }
     }
     AddCounter(retries, base, static_cast<double>(it->second.retries));

@@ -15,6 +15,7 @@ using prometheus::MetricType;
 
 void AddPathScoringFamilies(const model::Topology& topo,
                             const model::Scoring& scoring,
+                            MetricsProfile profile,
                             std::vector<MetricFamily>& out) {
   MetricFamily ewma =
       Family("pathwise_path_latency_ewma_seconds",
@@ -57,6 +58,7 @@ void AddPathScoringFamilies(const model::Topology& topo,
     }
     if (ps.score) AddGauge(score, base, *ps.score);
     for (model::PathHealth st : model::kAllPathHealth) {
+      if (profile == MetricsProfile::kDefault && ps.health != st) continue;
       AddGauge(health,
                With(base, {{"state", std::string(PathHealthLabel(st))}}),
                ps.health == st ? 1 : 0);
@@ -123,9 +125,9 @@ void AddSubsystemScoringFamilies(const model::Topology& topo,
 }  // namespace
 
 void AddScoringFamilies(const model::Topology& topo,
-                        const model::Scoring& scoring,
+                        const model::Scoring& scoring, MetricsProfile profile,
                         std::vector<MetricFamily>& out) {
-  AddPathScoringFamilies(topo, scoring, out);
+  AddPathScoringFamilies(topo, scoring, profile, out);
   AddHeadScoringFamilies(topo, scoring, out);
   AddSubsystemScoringFamilies(topo, scoring, out);
 }

@@ -42,7 +42,7 @@ void AddSubsystemAndHeadFamilies(const model::Topology& topo,
   Push(out, std::move(head_info));
 }
 
-void AddPathFamilies(const model::Topology& topo,
+void AddPathFamilies(const model::Topology& topo, MetricsProfile profile,
                      std::vector<MetricFamily>& out) {
   MetricFamily path_info =
       Family("pathwise_path_info",
@@ -63,6 +63,7 @@ void AddPathFamilies(const model::Topology& topo,
              With(base, {{"transport", transport}, {"address", address}}), 1);
     if (!AnaStateText(p).empty()) {
       for (model::AnaState st : model::kAllAnaStates) {
+        if (profile == MetricsProfile::kDefault && p.ana_state != st) continue;
         AddGauge(ana, With(base, {{"state", std::string(AnaStateLabel(st))}}),
                  p.ana_state == st ? 1 : 0);
       }
@@ -116,10 +117,10 @@ void AddControllerFamilies(const model::Topology& topo,
 
 }  // namespace
 
-void AddTopologyFamilies(const model::Topology& topo,
+void AddTopologyFamilies(const model::Topology& topo, MetricsProfile profile,
                          std::vector<MetricFamily>& out) {
   AddSubsystemAndHeadFamilies(topo, out);
-  AddPathFamilies(topo, out);
+  AddPathFamilies(topo, profile, out);
   AddControllerFamilies(topo, out);
 }
 

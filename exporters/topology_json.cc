@@ -333,6 +333,11 @@ json SnapshotToJson(const model::Snapshot& snap) {
                                   absl::UTCTimeZone()));
   j["io_source"] = std::string(IoSourceLabel(snap.io_source));
   j["topology_changes_total"] = snap.topology_changes_total;
+  const model::MultipathPresence presence = model::Presence(snap.topology);
+  j["multipath"] = {{"subsystems", presence.subsystems},
+                    {"multipath_subsystems", presence.multipath_subsystems},
+                    {"subsystem_class", snap.topology.subsystem_class},
+                    {"notice", presence.notice}};
   json collectors = json::array();
   for (const model::CollectorResult& r : snap.collectors) {
     collectors.push_back({{"name", r.name},

@@ -196,7 +196,9 @@ void AddLabFlags(CLI::App& app, LabOptions* o) {
         return text.empty() ? std::string("--trace is empty") : std::string();
       }));
   app.add_option("--plot", o->plot,
-                 "with --league: also write the league as an SVG picture")
+                 "also write an SVG picture: with --scenario, throughput and "
+                 "p99 per policy over time with the phases marked; with "
+                 "--league, the league")
       ->type_name("FILE.svg")
       ->check(LabCheck([](const std::string& text) {
         return text.empty() ? std::string("--plot is empty") : std::string();
@@ -212,9 +214,12 @@ absl::Status CheckLabArgs(const CLI::App& app, const LabOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("lab: unexpected argument '", arg, "'"));
   }
-  if ((!o.plot.empty() || !o.csv.empty()) && o.league == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "lab: --", o.plot.empty() ? "csv" : "plot", " is for --league"));
+  if (!o.csv.empty() && o.league == 0) {
+    return absl::InvalidArgumentError("lab: --csv is for --league");
+  }
+  if (!o.plot.empty() && o.generate > 0) {
+    return absl::InvalidArgumentError(
+        "lab: --plot is for a --scenario run or --league");
   }
   if (!o.trace.empty() && (o.league > 0 || o.generate > 0)) {
     return absl::InvalidArgumentError("lab: --trace is for a --scenario run");

@@ -2,6 +2,10 @@
 //
 //   pathwise lab --scenario FILE [--policies LIST] [--seed N]
 //                [--format table|csv|json] [--jobs N] [--trace FILE]
+//                [--plot FILE.svg]
+//       the table (a table per phase too when scripted events split the
+//       run), the verdict of lab/verdict.h, and with --plot throughput and
+//       p99 per policy over time (lab/timeline_plot.h)
 //   pathwise lab --generate N --out DIR [--seed S]
 //       writes N scenarios drawn from the family of lab/generate.h as
 //       DIR/gen-S-I.scn, one path per line on stdout
@@ -39,6 +43,7 @@ class ParseError;
 namespace pathwise::lab {
 
 class TraceRecorder;
+class TimelineRecorder;
 
 struct LabOptions {
   std::string scenario;
@@ -49,7 +54,7 @@ struct LabOptions {
   int generate = 0;     // --generate: scenarios to draw instead of a run
   std::string out_dir;  // --out: where --generate writes them
   int league = 0;       // --league: scenarios of the family to run
-  std::string plot;     // --plot: the league's SVG
+  std::string plot;     // --plot: the league's or the run's SVG
   std::string csv;      // --csv: the league's every run
   std::string trace;    // --trace: a scenario run's every completion
   bool help = false;
@@ -77,11 +82,12 @@ absl::StatusOr<LabOptions> ParseLabArgs(const std::vector<std::string>& args);
 std::string LabHelpText();
 
 // Every policy of `policies` on `sc`, in that order, on up to `jobs`
-// threads. The result does not depend on `jobs`. `trace`, when set, was made
-// for `policies` and records their completions.
+// threads. The result does not depend on `jobs`. `trace` and `timeline`,
+// when set, were made for `policies` and record their completions.
 std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
-    uint64_t seed, int jobs, TraceRecorder* trace = nullptr);
+    uint64_t seed, int jobs, TraceRecorder* trace = nullptr,
+    TimelineRecorder* timeline = nullptr);
 
 // The whole subcommand on parsed options; returns the exit code.
 int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err);

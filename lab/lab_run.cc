@@ -15,17 +15,31 @@
 #include "lab/league_plot.h"
 #include "lab/parallel.h"
 #include "lab/report.h"
+#include "lab/timeline.h"
+#include "lab/timeline_plot.h"
 #include "lab/trace.h"
 
 namespace pathwise::lab {
 
 std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
-    uint64_t seed, int jobs, TraceRecorder* trace) {
+    uint64_t seed, int jobs, TraceRecorder* trace,
+    TimelineRecorder* timeline) {
   std::vector<PolicyResult> results(policies.size());
   ParallelFor(policies.size(), jobs, [&](size_t i) {
-    results[i] = Simulate(sc, policies[i], seed,
-                          trace ? trace->Observer(i) : IoObserver{});
+    IoObserver observer;
+    if (trace && timeline) {
+      observer = [a = trace->Observer(i),
+                  b = timeline->Observer(i)](const IoTrace& t) mutable {
+        a(t);
+        b(t);
+      };
+    } else if (trace) {
+      observer = trace->Observer(i);
+    } else if (timeline) {
+      observer = timeline->Observer(i);
+    }
+    results[i] = Simulate(sc, policies[i], seed, observer);
   });
   return results;
 }
@@ -34,6 +48,9 @@ namespace {
 
 // A million rows of about 90 bytes per policy.
 constexpr size_t kTraceRowsPerPolicy = 1'000'000;
+// Points per line of --plot: enough to show a step, few enough to stay a
+// small file (a latency histogram each, ~20 KiB, while it runs).
+constexpr int kPlotBins = 120;
 
 // Writes `text` to `path`; false, with the error said, when it cannot.
 bool WriteFile(const std::string& path, absl::string_view text,
@@ -118,8 +135,23 @@ int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
   const uint64_t seed = o.seed.value_or(sc->seed);
   std::optional<TraceRecorder> trace;
   if (!o.trace.empty()) trace.emplace(o.policies, kTraceRowsPerPolicy);
-  const std::vector<PolicyResult> results =
-      RunPolicies(*sc, o.policies, seed, o.jobs, trace ? &*trace : nullptr);
+  TimelineRecorder timeline(*sc, o.policies.size(), kPlotBins);
+  const std::vector<PolicyResult> results = RunPolicies(
+      *sc, o.policies, seed, o.jobs, trace ? &*trace : nullptr, &timeline);
+  std::vector<Timeline> timelines;
+  for (size_t i = 0; i < results.size(); ++i) {
+    timelines.push_back(timeline.Result(i, results[i]));
+  }
+  const std::vector<Phase>& phases = timeline.phases();
+  std::vector<std::vector<PolicyResult>> by_phase(phases.size());
+  for (size_t p = 0; p < phases.size(); ++p) {
+    for (const Timeline& t : timelines) by_phase[p].push_back(t.phases[p]);
+  }
+  if (!o.plot.empty() &&
+      !WriteFile(o.plot, TimelinePlotSvg(*sc, o.policies, phases, timelines),
+                 err)) {
+    return 1;
+  }
   if (trace && !WriteFile(o.trace, trace->Csv(*sc), err)) return 1;
   if (trace && trace->dropped() > 0) {
     err << "pathwise: lab: --trace kept the first " << kTraceRowsPerPolicy
@@ -129,9 +161,9 @@ int RunLab(const LabOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format == "csv") {
     out << FormatCsv(*sc, seed, results);
   } else if (o.format == "json") {
-    out << FormatJson(*sc, seed, results);
+    out << FormatJson(*sc, seed, results, phases, by_phase);
   } else {
-    out << FormatTable(*sc, seed, results);
+    out << FormatTable(*sc, seed, results, phases, by_phase);
   }
   out.flush();
   return out.good() ? 0 : 1;

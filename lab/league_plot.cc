@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "lab/svg.h"
 
 namespace pathwise::lab {
 namespace {
@@ -15,33 +16,7 @@ constexpr double kWidth = 960, kHeight = 440;
 constexpr double kPanelW = 400, kPanelH = 300, kTop = 60;
 constexpr double kLeft[2] = {70, 540};
 
-// Distinct on white and for the common colour-vision deficiencies (the
-// Okabe-Ito palette).
-constexpr const char* kColours[] = {"#999999", "#E69F00", "#56B4E9", "#009E73",
-                                    "#D55E00", "#0072B2", "#CC79A7", "#000000"};
-
-std::string Escape(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using svg::Escape;
 
 // One panel's y axis: linear in [lo, hi], or log10 when `log`.
 struct Axis {
@@ -148,7 +123,7 @@ std::string LeaguePlotSvg(const std::string& title,
     }
     const policy::Policy p = family.front().results[i].policy;
     const bool bold = p == policy::Policy::kPathwise;
-    const char* colour = kColours[i % std::size(kColours)];
+    const char* colour = svg::Colour(i);
     Curve(out, 0, tput, vs_other, colour, bold);
     Curve(out, 1, tail, p99, colour, bold);
     const double lx =

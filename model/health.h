@@ -19,6 +19,9 @@ struct Health {
   std::string reason;
   // The stages of the latest collection; empty before the first.
   std::vector<CollectorResult> stages;
+  // The latest collection's model::Presence notice: "" when there is
+  // multipath to watch. Says why a healthy agent reports nothing.
+  std::string notice;
 
   bool ok() const { return ready && live; }
 };

@@ -74,6 +74,32 @@ void Topology::Sort() {
   SortByName(controllers);
 }
 
+MultipathPresence Presence(const Topology& t) {
+  MultipathPresence p;
+  p.subsystems = static_cast<int>(t.subsystems.size());
+  std::set<std::string_view> with_heads;
+  for (const Head& h : t.heads) with_heads.insert(h.subsystem);
+  for (const Subsystem& s : t.subsystems) {
+    if (with_heads.contains(s.name)) ++p.multipath_subsystems;
+  }
+  // Heads whose subsystem was not listed still mean multipath is on.
+  if (p.multipath_subsystems > 0 || !t.heads.empty()) return p;
+  std::string found;
+  if (!t.subsystem_class) {
+    found = "no /sys/class/nvme-subsystem: nvme_core is not loaded";
+  } else if (t.subsystems.empty()) {
+    found = "/sys/class/nvme-subsystem is empty: no NVMe device";
+  } else {
+    found = absl::StrCat(t.subsystems.size(), " NVMe subsystem",
+                         t.subsystems.size() == 1 ? "" : "s",
+                         ", none with a multipath head");
+  }
+  p.notice = absl::StrCat(
+      "no NVMe multipath subsystems: is nvme_core loaded with multipath=Y? (",
+      found, ")");
+  return p;
+}
+
 bool StructureDiffers(const Topology& a, const Topology& b) {
   return KeyOf(a) != KeyOf(b);
 }

@@ -121,6 +121,9 @@ struct Topology {
   std::vector<Head> heads;
   std::vector<Path> paths;
   std::vector<Controller> controllers;
+  // Whether <sysfs>/class/nvme-subsystem exists (nvme_core registers the
+  // class when it loads). True for a topology not scanned from sysfs.
+  bool subsystem_class = true;
 
   const Path* FindPath(absl::string_view name) const;
   const Controller* FindController(absl::string_view name) const;
@@ -133,6 +136,20 @@ struct Topology {
            controllers.empty();
   }
 };
+
+// Whether the host has NVMe multipath to watch: the NVMe subsystems seen
+// and those with a multipath head, and when none has one, a one-line
+// notice of what was found instead (a host without NVMe, or nvme_core
+// with multipath=N, or only single-controller drives).
+struct MultipathPresence {
+  int subsystems = 0;
+  int multipath_subsystems = 0;
+  // "" when some subsystem has a multipath head; otherwise
+  // "no NVMe multipath subsystems: is nvme_core loaded with multipath=Y?
+  // (<what was found>)".
+  std::string notice;
+};
+MultipathPresence Presence(const Topology& t);
 
 // Whether two topologies differ in structure: the set of subsystems, heads,
 // paths and controllers and how they relate (path → head, controller).

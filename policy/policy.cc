@@ -32,4 +32,26 @@ std::vector<Policy> AllPolicies() {
           Policy::kLatency, Policy::kPathwise,   Policy::kHst};
 }
 
+bool IsKernelIopolicy(Policy p) {
+  return p == Policy::kNuma || p == Policy::kRoundRobin ||
+         p == Policy::kQueueDepth;
+}
+
+absl::string_view NotSettableReason(Policy p) {
+  switch (p) {
+    case Policy::kNuma:
+    case Policy::kRoundRobin:
+    case Policy::kQueueDepth:
+      return "";
+    case Policy::kLatency:
+      return "a proposed kernel iopolicy, not merged";
+    case Policy::kPathwise:
+      return "pathwise's own selector (its ublk datapath), not a kernel "
+             "iopolicy";
+    case Policy::kHst:
+      return "dm-multipath's selector, not an NVMe iopolicy";
+  }
+  return "not a kernel iopolicy";
+}
+
 }  // namespace pathwise::policy

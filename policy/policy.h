@@ -29,6 +29,14 @@ std::optional<Policy> PolicyFromName(absl::string_view name);
 // Every policy, in the order above (the order of reports).
 std::vector<Policy> AllPolicies();
 
+// Whether a kernel's nvme-subsystem iopolicy attribute accepts the policy:
+// numa, round-robin and queue-depth (Linux 6.11 and later). latency is a
+// proposal, pathwise is this project's selector (its ublk datapath) and hst
+// is dm-multipath's: they are simulated for comparison and cannot be set.
+bool IsKernelIopolicy(Policy p);
+// Why a policy cannot be set in the kernel, a few words; "" when it can.
+absl::string_view NotSettableReason(Policy p);
+
 inline constexpr int64_t kNsPerSec = 1'000'000'000;
 
 // The proposed kernel latency iopolicy: per CPU and op group, completions'

@@ -265,6 +265,7 @@ Frame BuildFrame(const model::Snapshot* earlier, const model::Snapshot& now) {
           absl::StrCat("collector ", c.name, ": ", c.error));
     }
   }
+  if (!now.datapath) f.notice = model::Presence(now.topology).notice;
   std::optional<model::SnapshotRates> rates;
   if (earlier != nullptr) rates = model::RatesBetween(*earlier, now);
   if (rates) f.interval_seconds = rates->seconds;

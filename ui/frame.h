@@ -139,6 +139,9 @@ struct Frame {
   model::IoSource io_source = model::IoSource::kNone;
   // "collector <name>: <error>" for each stage that failed.
   std::vector<std::string> failed_collectors;
+  // An agent's model::Presence notice: "" when some subsystem has a
+  // multipath head (and for the datapath), else what the host has instead.
+  std::string notice;
   std::vector<SubsystemLine> subsystems;
   std::optional<DatapathLine> datapath;  // nullopt for an agent
   std::vector<HeadRow> heads;

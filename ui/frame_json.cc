@@ -133,6 +133,7 @@ json FrameToJson(const Frame& f, const std::string& source) {
               {"interval_seconds", f.interval_seconds},
               {"io_source", std::string(exporters::IoSourceLabel(f.io_source))},
               {"failed_collectors", f.failed_collectors},
+              {"notice", f.notice},
               {"subsystems", subs},
               {"heads", heads},
               {"paths", paths},

@@ -343,6 +343,10 @@ void ParseHeader(const json& j, model::Snapshot& snap) {
                        ? model::IoSource::kSysfs
                        : model::IoSource::kNone;
   snap.topology_changes_total = U64(j, "topology_changes_total", "snapshot");
+  // Absent from an older agent's snapshot and from the datapath's.
+  if (const json* m = OptObject(j, "multipath")) {
+    snap.topology.subsystem_class = Bool(*m, "subsystem_class", "multipath");
+  }
   const json& collectors = Array(j, "collectors", "snapshot");
   for (size_t i = 0; i < collectors.size(); ++i) {
     const std::string w = absl::StrCat("collectors[", i, "]");

@@ -380,6 +380,10 @@ std::string FormatLatency(const std::optional<double>& seconds) {
 std::vector<Line> RenderLines(const Frame& f, const TextOptions& o) {
   std::vector<Line> out;
   out.push_back({Cut(Title(f, o), o.width), LineStyle::kTitle});
+  // Neutral: nothing is wrong with the agent, there is nothing to watch.
+  if (!f.notice.empty()) {
+    out.push_back({Cut(Clean(f.notice), o.width), LineStyle::kNormal});
+  }
   for (const std::string& c : f.failed_collectors) {
     out.push_back({Cut(Clean(c), o.width), LineStyle::kBad});
   }

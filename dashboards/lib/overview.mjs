@@ -29,7 +29,7 @@ export function overview() {
         `pathwise_head_latency_imbalance_ratio{${S}}`, "{{instance}} {{head}}")], "none")
         .thresholds(thresholds([["green", null], ["red", 3]])),
       ts("Head IOPS", [8, 12], [target(
-        `sum by (instance, head) (rate(pathwise_head_io_completed_total{${S}}[${RI}]))`, "{{instance}} {{head}}")], "iops"),
+        `sum by (instance, head) (rate(pathwise_path_io_completed_total{${S}}[${RI}]))`, "{{instance}} {{head}}")], "iops"),
       tablePanel("Subsystems: iopolicy and recommendation", [7, 16], [
         tableTarget(`pathwise_subsystem_info{${S}}`),
         tableTarget(`pathwise_subsystem_iopolicy_recommended{${S}} == 1`),

@@ -41,8 +41,10 @@ export function pathDetail() {
       ts("Failovers, retries and errors per path", [8, 24], [
         target(`sum by (instance, path) (rate(pathwise_path_failovers_total{${P}}[${RI}]))`, "failovers {{instance}} {{path}}"),
         target(`sum by (instance, path) (rate(pathwise_path_io_retries_total{${P}}[${RI}]))`, "retries {{instance}} {{path}}"),
-        target(`sum by (instance, path, status_class) (rate(pathwise_path_nvme_errors_total{${P}}[${RI}]))`, "NVMe errors {{instance}} {{path}} {{status_class}}"),
-        target(`sum by (instance, path, op) (rate(pathwise_path_io_errors_total{${P}}[${RI}]))`, "block-layer errors {{instance}} {{path}} {{op}}"),
+        // Error series exist once nonzero (default metrics profile): 0 for a
+        // path with the sampler (retries) or I/O (completed) and none.
+        target(`sum by (instance, path, status_class) (rate(pathwise_path_nvme_errors_total{${P}}[${RI}]))\nor\n0 * sum by (instance, path) (rate(pathwise_path_io_retries_total{${P}}[${RI}]))`, "NVMe errors {{instance}} {{path}} {{status_class}}"),
+        target(`sum by (instance, path, op) (rate(pathwise_path_io_errors_total{${P}}[${RI}]))\nor\n0 * sum by (instance, path, op) (rate(pathwise_path_io_completed_total{${P}}[${RI}]))`, "block-layer errors {{instance}} {{path}} {{op}}"),
       ], "ops"),
       timeline("ANA state", [6, 24], stateCode("pathwise_path_ana_state", P, ANA, by), "{{instance}} {{path}}", ANA),
       timeline("Controller state", [6, 24],

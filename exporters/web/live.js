@@ -52,7 +52,26 @@ function healthBadge(h) {
             `${m.mark} ${m.text}`);
 }
 
+function renderFailedCollectors(snap, box) {
+  const failed = (snap.collectors || []).filter((c) => !c.success);
+  for (const c of failed) {
+    box.append(el('div', {class: 'attention health-failed'},
+                  `collector ${c.name} failed: ${c.error}`));
+  }
+  return failed.length;
+}
+
 function renderSummary(snap, rows) {
+  // A host without NVMe multipath: nothing is wrong and nothing is healthy
+  // either, so neither green nor an alert (unless a collector failed).
+  const notice = snap.multipath && snap.multipath.notice;
+  if (notice) {
+    const box = document.getElementById('summary');
+    box.replaceChildren(el('strong', {}, notice),
+      ` · io source ${snap.io_source}`);
+    box.className = renderFailedCollectors(snap, box) ? 'summary alert' : 'summary neutral';
+    return;
+  }
   const counts = {};
   for (const r of rows) counts[r.health] = (counts[r.health] || 0) + 1;
   const bad = rows.filter((r) => r.health === 'degraded' || r.health === 'failed');
@@ -68,11 +87,7 @@ function renderSummary(snap, rows) {
     box.append(el('div', {class: `attention health-${r.health}`},
       healthBadge(r.health), ` ${r.path} on ${r.controller} (${r.transport} ${r.address}), ANA ${r.ana || '?'}, controller ${r.controllerState || '?'}`));
   }
-  const failed = (snap.collectors || []).filter((c) => !c.success);
-  for (const c of failed) {
-    box.append(el('div', {class: 'attention health-failed'},
-                  `collector ${c.name} failed: ${c.error}`));
-  }
+  renderFailedCollectors(snap, box);
 }
 
 function latencyOf(w) {

@@ -1,26 +1,19 @@
-// Validates pathwise's Kubernetes manifests as users get them: the kustomize
-// output of deploy/kubernetes (the read-only base) and of
-// deploy/kubernetes/overlays/active, checked against the Kubernetes and
-// prometheus-operator schemas (npm kubernetes-models,
-// @kubernetes-models/prometheus-operator), plus pathwise's own deployment
-// policy (least privilege, probes, mounts, the generated PrometheusRule; the
-// overlay differs from the base only by what active mode needs).
+// Validates pathwise's Kubernetes manifests as users get them: the output of
+// the real kustomize (`kubectl kustomize`) for deploy/kubernetes (the
+// read-only base), deploy/kubernetes/overlays/active and overlays/datapath,
+// checked against the Kubernetes and prometheus-operator schemas (npm
+// kubernetes-models, @kubernetes-models/prometheus-operator), plus
+// pathwise's own deployment policy (least privilege, probes, mounts, the
+// generated PrometheusRule; each overlay differs from the base only by what
+// it is for). validate-overlays.mjs checks the other overlays, the
+// NetworkPolicy component and the image.
 //   node validate.mjs REPO_ROOT
-// Rendering: a real kustomize (`kustomize build`, or `kubectl kustomize`) when
-// one is on PATH, and always kustomize-lite.mjs; when both ran, they must
-// render the same objects. $KUSTOMIZE=none forces the lite renderer only.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
-import { Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
-import { DaemonSet } from "kubernetes-models/apps/v1";
-import {
-  PrometheusRule,
-  ServiceMonitor,
-} from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
-import { key, parseAll, renderLite } from "./kustomize-lite.mjs";
+import { check, checkDaemonsetArgs, finish, key, renderChecked, validateSchema } from "./kube.mjs";
 
 const root = process.argv[2];
 if (!root) {
@@ -30,82 +23,11 @@ if (!root) {
 const kdir = path.join(root, "deploy/kubernetes");
 const activeDir = path.join(kdir, "overlays/active");
 
-function which(cmd) {
-  for (const d of (process.env.PATH ?? "").split(":")) {
-    const p = path.join(d, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
-}
+const objs = renderChecked("deploy/kubernetes", kdir);
 
-function renderReal(kdir) {
-  if (process.env.KUSTOMIZE === "none") return null;
-  const tries = [];
-  if (which("kustomize")) tries.push(["kustomize", ["build", kdir]]);
-  if (which("kubectl")) tries.push(["kubectl", ["kustomize", kdir]]);
-  for (const [cmd, args] of tries) {
-    try {
-      const out = execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-      return { how: `${cmd} ${args[0]}`, objs: parseAll(out, `${cmd} output`) };
-    } catch (e) {
-      console.log(`note: ${cmd} ${args[0]} failed (${String(e.stderr ?? e).split("\n")[0]}), trying the next renderer`);
-    }
-  }
-  return null;
-}
-
-let failures = 0;
-function check(name, fn) {
-  try {
-    fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
-
-// The objects of the kustomization in `dir`: a real kustomize's when there
-// is one (and then kustomize-lite must render the same), else kustomize-lite's.
-function render(dir) {
-  const name = path.relative(root, dir);
-  const lite = renderLite(dir);
-  const real = renderReal(dir);
-  if (!real) {
-    console.log(`${name}: rendered with kustomize-lite (no kustomize or kubectl on PATH)`);
-    return lite;
-  }
-  console.log(`${name}: rendered with ${real.how} and with kustomize-lite`);
-  check(`${name}: kustomize and kustomize-lite render the same objects`, () => {
-    const a = new Map(real.objs.map((o) => [key(o), o]));
-    const b = new Map(lite.map((o) => [key(o), o]));
-    assert.deepEqual([...a.keys()].sort(), [...b.keys()].sort());
-    for (const [k, o] of a) assert.deepEqual(o, b.get(k), k);
-  });
-  return real.objs;
-}
-
-const objs = render(kdir);
-
-const MODELS = {
-  "v1/Namespace": Namespace,
-  "v1/ServiceAccount": ServiceAccount,
-  "v1/Service": Service,
-  "apps/v1/DaemonSet": DaemonSet,
-  "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
-  "monitoring.coreos.com/v1/PrometheusRule": PrometheusRule,
-};
 const byKind = {};
 for (const o of objs) {
-  const id = `${o.apiVersion}/${o.kind}`;
-  check(`schema ${key(o)}`, () => {
-    const M = MODELS[id];
-    assert.ok(M, `unexpected kind ${id}`);
-    new M(o).validate();
-  });
+  check(`schema ${key(o)}`, () => validateSchema(o));
   (byKind[o.kind] ??= []).push(o);
 }
 
@@ -175,11 +97,10 @@ check("DaemonSet: read-only mounts of exactly the host's /sys at the --sysfs_roo
   assert.deepEqual(pod.volumes.map((v) => v.hostPath?.path), ["/sys"]);
   assert.deepEqual(c.volumeMounts.map((m) => [m.mountPath, m.readOnly]), [["/sys", true]]);
 });
-check("daemonset-args.sh (used by the testbed and capability tests) reads the same args and capabilities", () => {
-  const sh = path.join(root, "tests/deploy/daemonset-args.sh");
-  const run = (m) => execFileSync(sh, [m], { encoding: "utf8" }).trim().split("\n");
-  assert.deepEqual(run("--args"), c.args);
-  assert.deepEqual(run("--caps"), c.securityContext.capabilities.add);
+checkDaemonsetArgs(root, "deploy/kubernetes", kdir, objs);
+check("daemonset-args.sh with no directory reads the base", () => {
+  const out = execFileSync(path.join(root, "tests/deploy/daemonset-args.sh"), { encoding: "utf8" });
+  assert.deepEqual(out.trim().split("\n"), c.args);
 });
 check("Service: headless, selects the DaemonSet's pods, targets the metrics port", () => {
   assert.equal(svc.spec.clusterIP, "None");
@@ -197,18 +118,14 @@ check("PrometheusRule: spec.groups equals deploy/prometheus/pathwise-rules.yml",
 });
 
 // ---- overlays/active: the base plus what active mode needs, nothing else.
-const active = render(activeDir);
+const active = renderChecked("overlays/active", activeDir);
 const aDs = active.find((o) => o.kind === "DaemonSet");
 const aPod = aDs?.spec?.template?.spec ?? {};
 const ac = aPod.containers?.[0] ?? {};
 const NVME_SUBSYS = "/sys/devices/virtual/nvme-subsystem";
 const ACTIVE_ARGS = ["--actuate=on", "--probe_interval=1s"];
 for (const o of active) {
-  check(`overlays/active: schema ${key(o)}`, () => {
-    const M = MODELS[`${o.apiVersion}/${o.kind}`];
-    assert.ok(M, `unexpected kind ${o.apiVersion}/${o.kind}`);
-    new M(o).validate();
-  });
+  check(`overlays/active: schema ${key(o)}`, () => validateSchema(o));
 }
 check("overlays/active: the base's objects, all but the DaemonSet unchanged", () => {
   assert.deepEqual(active.map(key).sort(), objs.map(key).sort());
@@ -257,13 +174,9 @@ check("overlays/active: privileged only for the device cgroup; root filesystem s
 
 // ---- overlays/datapath: the base unchanged plus the datapath's DaemonSet,
 // Service and ServiceMonitor under their own job.
-const dp = render(path.join(kdir, "overlays/datapath"));
+const dp = renderChecked("overlays/datapath", path.join(kdir, "overlays/datapath"));
 for (const o of dp) {
-  check(`overlays/datapath: schema ${key(o)}`, () => {
-    const M = MODELS[`${o.apiVersion}/${o.kind}`];
-    assert.ok(M, `unexpected kind ${o.apiVersion}/${o.kind}`);
-    new M(o).validate();
-  });
+  check(`overlays/datapath: schema ${key(o)}`, () => validateSchema(o));
 }
 const dpOnly = dp.filter((o) => !objs.some((b) => key(b) === key(o)));
 check("overlays/datapath: the base's objects unchanged, plus one DaemonSet, Service and ServiceMonitor", () => {
@@ -312,5 +225,4 @@ check("overlays/datapath: Service and ServiceMonitor select it; its job is pathw
   assert.ok(Object.entries(svc.spec.selector).some(([k, v]) => dDs.spec.template.metadata.labels[k] !== v));
 });
 
-console.log(failures ? `${failures} check(s) failed` : "all manifest checks passed");
-process.exit(failures ? 1 : 0);
+finish();

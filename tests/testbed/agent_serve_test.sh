@@ -5,7 +5,7 @@
 # / passes tests/web/live-page-agent.mjs in the host's chromium: both paths
 # in the tree, latency (p99 from the eBPF histograms) and IOPS charts with
 # plausible points, the delayed path marked degraded. The page's screenshot
-# is OUT_DIR/live-page.png (docs/images/live-page.png is a copy of it).
+# is OUT_DIR/live-page.png.
 # One boot for all of it.
 #   agent_serve_test.sh PATHWISE_BINARY NODE_WORKDIR OUT_DIR [testbed options]
 # NODE_WORKDIR: where tests/web/node-run.sh installs puppeteer-core.

@@ -103,7 +103,7 @@ for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys" "$tmp/empty"; do
     || fail "$name: nvme_topology collector did not succeed"
 done
 if [[ -s $tmp/empty.prom ]]; then
-  extra=$(grep -v '^#' "$tmp/empty.prom" | grep -Ev '^pathwise_(build_info|collector_duration_seconds|collector_success|sampler_info|topology_changes_total)[{ ]')
+  extra=$(grep -v '^#' "$tmp/empty.prom" | grep -Ev '^pathwise_(build_info|collector_duration_seconds|collector_success|sampler_info|topology_changes_total)[{ ]|^pathwise_(multipath_)?subsystems 0$')
   [[ -z $extra ]] && ok "empty sysfs: only build and self metrics" || fail "empty sysfs exported: $extra"
 fi
 for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys"; do

@@ -3,6 +3,7 @@
 //   - the tree shows every path of the fixture under its head;
 //   - the latency and IOPS charts receive points from successive polls;
 //   - the slow path is marked degraded: row class, badge text, colour;
+//   - no empty-host ("no NVMe multipath subsystems") banner;
 //   - no script error and no Content-Security-Policy violation;
 //   - it all works behind basic auth (same-origin fetches).
 // Saves a screenshot of the page.
@@ -76,6 +77,14 @@ try {
     }
   } catch (e) {
     fail(`no degraded mark on nvme0c1n1: ${e.message}: ${await page.$eval('#tree', (t) => t.innerText)}`);
+  }
+  // A multipath host has no "no NVMe multipath" banner: the summary is an
+  // alert (the degraded path) or green, never the empty host's neutral.
+  const summary = await page.$eval('#summary', (e) => ({cls: e.className, text: e.textContent}));
+  if (!summary.cls.includes('neutral') && !summary.text.includes('no NVMe multipath')) {
+    ok(`no empty-host banner on a multipath host (summary class "${summary.cls}")`);
+  } else {
+    fail(`empty-host banner on a multipath host: ${JSON.stringify(summary)}`);
   }
   // A few more points so the charts show a trend in the screenshot.
   await new Promise((r) => setTimeout(r, 3000));

@@ -6,7 +6,9 @@
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/bpf_lib.sh"
 tb_iopolicy round-robin || fail "iopolicy"
-bpf_start_agent "$1"
+# The head's own I/O series, against its paths': --metrics.profile=full
+# (the default profile leaves them to sum by head).
+bpf_start_agent "$1" --metrics.profile=full
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} c0=${TB_CTRLS[0]} head=$(basename "$TB_HEAD")
 before=$(bpf_scrape before)
 n_ios=12000

@@ -5,7 +5,9 @@
 . "$TB_SCRIPT_DIR/bpf_lib.sh"
 [[ -n $TB_NG && -c $TB_NG ]] || fail "no head char device (TB_NG='$TB_NG')"
 tb_iopolicy round-robin || fail "iopolicy"
-bpf_start_agent "$1"
+# The head's own I/O series, against its paths': --metrics.profile=full
+# (the default profile leaves them to sum by head).
+bpf_start_agent "$1" --metrics.profile=full
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} head=$(basename "$TB_HEAD")
 before=$(bpf_scrape before)
 read -r s0a _ < <(tb_path_stat 0)

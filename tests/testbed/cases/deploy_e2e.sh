@@ -1,5 +1,6 @@
 # End to end, as users run it, tcp:2:
-# - pathwise with the exact container args of deploy/kubernetes/base/daemonset.yaml,
+# - pathwise with the exact container args of deploy/kubernetes's DaemonSet
+#   (as kubectl kustomize rendered it on the host: RENDERED_DIR/base),
 #   twice: a second agent with the same args on the next port stands for a
 #   second host, so that the fleet rules see two hosts that reach the same
 #   target ports (both agents load their own BPF programs; nothing is
@@ -38,16 +39,17 @@
 #    the ANA change failed requests over (it may or may not);
 # 4. tb_path_clear 0, ANA optimized: nothing fires any more (this waits out
 #    PathwisePathFailovers' 2m window when it fired).
-# Args: PATHWISE_BINARY DASHBOARD_QUERIES_JSONL
+# Args: PATHWISE_BINARY DASHBOARD_QUERIES_JSONL RENDERED_DIR
 . "$TB_SCRIPT_DIR/assert.sh"
-pw=$1 queries=$2
+pw=$1 queries=$2 rendered=$3
 repo=$(cd "$TB_SCRIPT_DIR/../../.." && pwd)
 [[ -s $queries ]] || fail "no dashboard queries at $queries (run the deploy_dashboards test first)"
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} head=${TB_HEAD##*/} subsys=$TB_SUBSYS
 prom=http://127.0.0.1:9090
 t0=$SECONDS
 
-mapfile -t args < <("$repo/tests/deploy/daemonset-args.sh" --args)
+[[ -s $rendered/base/pathwise.args ]] || fail "no rendered DaemonSet args at $rendered (run the deploy_kubernetes_render test first)"
+mapfile -t args <"$rendered/base/pathwise.args"
 [[ ${args[0]} == serve ]] || fail "DaemonSet args: ${args[*]}"
 port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
 # The second "host": the same args, listening on the next port.

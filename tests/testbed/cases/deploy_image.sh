@@ -12,10 +12,10 @@
 # - /healthz answers; after fio on the head, round-robin, /metrics has the
 #   per-path series of both paths with I/O counted by the eBPF sampler
 #   (sampler source bpf); SIGTERM ends it with status 0.
-# Args: OCI_ARCHIVE
+# Args: OCI_ARCHIVE RENDERED_DIR (the DaemonSet's args and capabilities, as
+# kubectl kustomize rendered deploy/kubernetes on the host)
 . "$TB_SCRIPT_DIR/assert.sh"
-archive=$1
-repo=$(cd "$TB_SCRIPT_DIR/../../.." && pwd)
+archive=$1 rendered=$2
 [[ -s $archive ]] || fail "no image archive at $archive (run the deploy_image test first)"
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]}
 
@@ -36,8 +36,9 @@ expect_eq "image entrypoint" "$entry" /usr/bin/pathwise
 [[ ! -e $rootfs/bin/sh && ! -e $rootfs/usr/bin/sh ]] || fail "the image has a shell"
 pass "image unpacked in the guest: $nl layer(s), $(find $rootfs -type f | wc -l) files, $(du -sk $rootfs | cut -f1) KiB"
 
-mapfile -t args < <("$repo/tests/deploy/daemonset-args.sh" --args)
-mapfile -t caps < <("$repo/tests/deploy/daemonset-args.sh" --caps)
+[[ -s $rendered/base/pathwise.args ]] || fail "no rendered DaemonSet args at $rendered (run the deploy_kubernetes_render test first)"
+mapfile -t args <"$rendered/base/pathwise.args"
+mapfile -t caps <"$rendered/base/pathwise.caps"
 [[ ${args[0]} == serve ]] || fail "DaemonSet args: ${args[*]}"
 port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
 # Every capability of the bounding set but the DaemonSet's.

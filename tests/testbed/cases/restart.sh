@@ -57,8 +57,9 @@ has_data() {
   grep -q '^pathwise_sampler_info{source="bpf"} 1' "$1" &&
     grep -q "^pathwise_path_io_completed_total{.*path=\"$p0\"" "$1"
 }
-# completed FILE: path + head read completions in a /metrics page.
-completed() { prom_values "$1" pathwise_head_io_completed_total op=read | awk '{ s += $1 } END { print s + 0 }'; }
+# completed FILE: the heads' read completions in a /metrics page, as the
+# sum of their paths' (the default metrics profile has no head counters).
+completed() { prom_values "$1" pathwise_path_io_completed_total op=read | awk '{ s += $1 } END { print s + 0 }'; }
 # time_to_data FILE LIMIT_MS: polls /metrics from now; sets t_http (first 200)
 # and t_data (first page with per-path data), in ms. Fails after LIMIT_MS.
 time_to_data() {

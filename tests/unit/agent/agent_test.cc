@@ -93,5 +93,43 @@ TEST(Agent, HealthNeedsOneSuccessfulCollection) {
   EXPECT_THAT(h.stages[0].error, HasSubstr("class/nvme: oops"));
 }
 
+// A host without NVMe multipath: healthy (collection works), with the
+// notice in the health and in the log, once at the start and once per
+// change, not once per collection.
+TEST(Agent, NoMultipathIsHealthyAndLoggedOncePerChange) {
+  ::pathwise::testing::LogCapture logs;
+  model::Topology none;
+  none.subsystem_class = false;
+  agent::Pipeline pipeline;
+  pipeline.SetTopologySource(
+      std::make_unique<ScriptedTopology>(std::vector<TopologyStep>{
+          {none, absl::OkStatus()},
+          {none, absl::OkStatus()},
+          {none, absl::OkStatus()},
+          {SyntheticTopology(2), absl::OkStatus()},  // multipath appears
+          {SyntheticTopology(2), absl::OkStatus()},
+          {none, absl::OkStatus()},  // and goes
+      }));
+  model::SnapshotStore store;
+  agent::Agent a(pipeline, store, absl::Seconds(1));
+  const std::string notice =
+      "no NVMe multipath subsystems: is nvme_core loaded with multipath=Y? "
+      "(no /sys/class/nvme-subsystem: nvme_core is not loaded)";
+  for (int i = 0; i < 3; ++i) a.CollectOnce();
+  model::Health h = a.Health();
+  EXPECT_TRUE(h.ok()) << h.reason;
+  EXPECT_EQ(h.notice, notice);
+  EXPECT_THAT(logs.Lines(), ::testing::ElementsAre("warning " + notice));
+  a.CollectOnce();
+  a.CollectOnce();
+  EXPECT_EQ(a.Health().notice, "");
+  a.CollectOnce();
+  EXPECT_THAT(logs.Lines(),
+              ::testing::ElementsAre(
+                  "warning " + notice,
+                  "info NVMe multipath subsystems found: 1 of 1",
+                  "warning " + notice));
+}
+
 }  // namespace
 }  // namespace pathwise

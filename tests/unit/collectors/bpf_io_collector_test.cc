@@ -209,6 +209,12 @@ TEST(BpfJoinTest, ExpositionGolden) {
   const std::string text = exporters::SerializeText(
       exporters::BuildFamilies(&snap, {"0.0.0-test", "golden"}));
   pathwise::testing::ExpectMatchesGolden(text, "bpf.prom");
+  pathwise::testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(
+          &snap, {"0.0.0-test", "golden"},
+          {.histogram_buckets = exporters::HistogramBuckets::kSparse,
+           .profile = exporters::MetricsProfile::kDefault})),
+      "bpf.default.prom");
   // Each histogram has exactly one +Inf bucket equal to its count.
   EXPECT_NE(text.find("pathwise_head_io_latency_seconds_bucket{subsystem="
                       "\"nvme-subsys0\",head=\"nvme0n1\",op=\"read\",le="

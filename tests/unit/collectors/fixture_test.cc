@@ -176,6 +176,12 @@ TEST_P(CapturedFixtureTest, ExpositionMatchesGolden) {
       exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
       GetParam().name + ".prom");
   testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(
+          &s, kBuild,
+          {.histogram_buckets = exporters::HistogramBuckets::kSparse,
+           .profile = exporters::MetricsProfile::kDefault})),
+      GetParam().name + ".default.prom");
+  testing::ExpectMatchesGolden(
       exporters::TopologyToText(s.topology, s.scoring ? &*s.scoring : nullptr),
       GetParam().name + ".topology.txt");
 }
@@ -374,6 +380,9 @@ TEST_F(BadInputTest, NoNvmeAtAllGivesOnlyBuildAndSelfMetrics) {
   std::vector<std::string> lines;
   model::Snapshot s = CollectTwice(tmp_, &lines);
   EXPECT_TRUE(s.topology.empty());
+  EXPECT_FALSE(s.topology.subsystem_class);
+  EXPECT_THAT(model::Presence(s.topology).notice,
+              HasSubstr("(no /sys/class/nvme-subsystem"));
   EXPECT_TRUE(Result(s, "nvme_topology").success)
       << Result(s, "nvme_topology").error;
   EXPECT_TRUE(Result(s, "nvme_iostats").success);
@@ -381,6 +390,22 @@ TEST_F(BadInputTest, NoNvmeAtAllGivesOnlyBuildAndSelfMetrics) {
   testing::ExpectMatchesGolden(
       exporters::SerializeText(exporters::BuildFamilies(&s, kBuild)),
       "empty.prom");
+}
+
+// nvme_core loaded, no NVMe device: the class exists and is empty.
+TEST_F(BadInputTest, AnEmptySubsystemClassIsSaidApart) {
+  char tmpl[] = "/tmp/pathwise-empty-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  tmp_ = tmpl;
+  fs::create_directories(fs::path(tmp_) / "class/nvme-subsystem");
+  std::vector<std::string> lines;
+  model::Snapshot s = CollectTwice(tmp_, &lines);
+  EXPECT_TRUE(s.topology.empty());
+  EXPECT_TRUE(s.topology.subsystem_class);
+  EXPECT_THAT(model::Presence(s.topology).notice,
+              HasSubstr("(/sys/class/nvme-subsystem is empty"));
+  EXPECT_TRUE(Result(s, "nvme_topology").success)
+      << Result(s, "nvme_topology").error;
 }
 
 }  // namespace

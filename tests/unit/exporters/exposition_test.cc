@@ -216,6 +216,12 @@ TEST(Exposition, SyntheticGolden) {
   s.topology_changes_total = 3;
   testing::ExpectMatchesGolden(SerializeText(BuildFamilies(&s, kBuild)),
                                "synthetic.prom");
+  testing::ExpectMatchesGolden(
+      SerializeText(
+          BuildFamilies(&s, kBuild,
+                        {.histogram_buckets = HistogramBuckets::kSparse,
+                         .profile = MetricsProfile::kDefault})),
+      "synthetic.default.prom");
 }
 
 TEST(TopologyViews, TextAndJsonGolden) {

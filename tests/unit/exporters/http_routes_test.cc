@@ -409,5 +409,23 @@ TEST(HealthzResponse, ReasonFirstThenOneLinePerStage) {
             "collector scoring: ok\n");
 }
 
+// A host without multipath is healthy (collection works, nothing to
+// collect): 200, and the body says why there is nothing.
+TEST(HealthzResponse, NoticeOfAnEmptyHostWithA200) {
+  model::Health h{.ready = true,
+                  .live = true,
+                  .stages = {{"nvme_topology", 0, true, ""}},
+                  .notice = "no NVMe multipath subsystems: is nvme_core "
+                            "loaded with multipath=Y? (x)"};
+  HttpResponse r = HealthzResponse(h);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body,
+            "ok
+no NVMe multipath subsystems: is nvme_core loaded with "
+            "multipath=Y? (x)
+collector nvme_topology: ok
+");
+}
+
 }  // namespace
 }  // namespace pathwise::exporters

@@ -121,8 +121,8 @@ TEST(LabCliParseTest, LeagueAndPlot) {
             "lab: --league runs drawn scenarios: not with --scenario or "
             "--generate");
   EXPECT_EQ(Error({"--league=3", "--out=d"}), "lab: --out is for --generate");
-  EXPECT_EQ(Error({"--scenario=x.scn", "--plot=l.svg"}),
-            "lab: --plot is for --league");
+  EXPECT_EQ(Error({"--generate=3", "--out=d", "--plot=l.svg"}),
+            "lab: --plot is for a --scenario run or --league");
   EXPECT_EQ(Error({"--league=3", "--plot", ""}), "lab: --plot is empty");
   EXPECT_EQ(Error({"--scenario=x.scn", "--csv=l.csv"}),
             "lab: --csv is for --league");

@@ -125,5 +125,39 @@ TEST(SnapshotStore, ConcurrentPublishAndLoad) {
   EXPECT_EQ(store.Load()->generation, 2000u);
 }
 
+// What a host without NVMe multipath says, by what the scan found.
+TEST(Presence, SaysWhatWasFoundWhenNothingIsMultipath) {
+  const std::string want =
+      "no NVMe multipath subsystems: is nvme_core loaded with multipath=Y? (";
+  Topology t;
+  t.subsystem_class = false;
+  MultipathPresence p = Presence(t);
+  EXPECT_EQ(p.subsystems, 0);
+  EXPECT_EQ(p.multipath_subsystems, 0);
+  EXPECT_EQ(p.notice,
+            want + "no /sys/class/nvme-subsystem: nvme_core is not loaded)");
+  t.subsystem_class = true;
+  EXPECT_EQ(Presence(t).notice,
+            want + "/sys/class/nvme-subsystem is empty: no NVMe device)");
+  t.subsystems = {{.name = "nvme-subsys0"}, {.name = "nvme-subsys1"}};
+  p = Presence(t);
+  EXPECT_EQ(p.subsystems, 2);
+  EXPECT_EQ(p.notice, want + "2 NVMe subsystems, none with a multipath head)");
+  t.subsystems.resize(1);
+  EXPECT_EQ(Presence(t).notice,
+            want + "1 NVMe subsystem, none with a multipath head)");
+}
+
+TEST(Presence, NoNoticeWithAMultipathHead) {
+  Topology t;
+  t.subsystems = {{.name = "nvme-subsys0"}, {.name = "nvme-subsys1"}};
+  t.heads = {{.name = "nvme1n1", .subsystem = "nvme-subsys1"}};
+  const MultipathPresence p = Presence(t);
+  EXPECT_EQ(p.subsystems, 2);
+  EXPECT_EQ(p.multipath_subsystems, 1);
+  EXPECT_EQ(p.notice, "");
+  EXPECT_EQ(Presence(MakeSyntheticSnapshot({}).topology).notice, "");
+}
+
 }  // namespace
 }  // namespace pathwise::model

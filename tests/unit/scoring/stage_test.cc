@@ -317,6 +317,12 @@ TEST_F(ScoringStageTest, ExpositionAndTopologyViewsGolden) {
                               "depth\"} 1"));
   testing::ExpectMatchesGolden(prom, "scoring.prom");
   testing::ExpectMatchesGolden(
+      exporters::SerializeText(exporters::BuildFamilies(
+          &s, kBuild,
+          {.histogram_buckets = exporters::HistogramBuckets::kSparse,
+           .profile = exporters::MetricsProfile::kDefault})),
+      "scoring.default.prom");
+  testing::ExpectMatchesGolden(
       exporters::TopologyToText(s.topology, &*s.scoring),
       "scoring.topology.txt");
   testing::ExpectMatchesGolden(

@@ -11,6 +11,7 @@
 #include "tests/unit/golden.h"
 #include "tests/unit/ui/test_snapshots.h"
 #include "ui/frame_json.h"
+#include "ui/snapshot_json.h"
 
 namespace pathwise::ui {
 namespace {
@@ -49,6 +50,29 @@ TEST(TextTest, Golden) {
   model::Snapshot empty;
   out += Section("no NVMe", BuildFrame(nullptr, empty), {});
   testing::ExpectMatchesGolden(out, "top.txt");
+}
+
+// An agent's snapshot of a host without NVMe, as `pathwise top --url` reads
+// it: the title, then the notice of what was found (a normal line, not a
+// failure), and no table rows.
+TEST(TextTest, AHostWithoutMultipathSaysWhatWasFound) {
+  model::Snapshot none;
+  none.topology.subsystem_class = false;
+  none.collectors = {{"nvme_topology", 0, true, ""}};
+  absl::StatusOr<model::Snapshot> read = SnapshotFromJsonText(
+      exporters::JsonText(exporters::SnapshotToJson(none)));
+  ASSERT_TRUE(read.ok()) << read.status();
+  const Frame f = BuildFrame(nullptr, *read);
+  const std::vector<Line> lines = RenderLines(f, {});
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1].text,
+            "no NVMe multipath subsystems: is nvme_core loaded with "
+            "multipath=Y? (no /sys/class/nvme-subsystem: nvme_core is not "
+            "loaded)");
+  EXPECT_EQ(lines[1].style, LineStyle::kNormal);
+  EXPECT_EQ(FrameToJson(f, "test")["notice"], lines[1].text);
+  // A multipath host has none.
+  EXPECT_EQ(TestFrame().notice, "");
 }
 
 TEST(TextTest, EveryLineFitsTheWidth) {
