@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the shell snippets of README.md and docs/ that are marked to be run.
 
 A fenced block is checked when the line before its fence (blank lines
