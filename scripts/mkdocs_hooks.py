@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """MkDocs hooks for pathwise's docs site (mkdocs.yml: hooks).
 
 MkDocs 1.4 (Debian bookworm) with --strict fails on a link to a missing

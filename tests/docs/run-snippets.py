@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the shell snippets of README.md and docs/ that are marked to be run.
 
 A fenced block is checked when the line before its fence (blank lines
@@ -13,12 +14,13 @@ between allowed) is one of:
                             that command's --help lists
 
 Each runnable block runs in its own network namespace (so ports cannot
-collide with anything else on the host), in its own session, killed with
+collide with anything else on the host) with a /tmp of its own, in its own
+session, killed with
 everything it started when it ends. `sudo` is a no-op shim (the test runs as
 root). A flags block with no command it can check is an error: it would
 check nothing.
 
-  run-snippets.py --source DIR --build DIR [--list] [FILE...]
+  run-snippets.py --source DIR --build DIR [--list] [--verbose] [FILE...]
 """
 
 import argparse
@@ -68,16 +70,30 @@ def snippets(path, rel):
 
 
 def logical_lines(body):
-    out, cur = [], ""
+    """Token lists of the block's commands: backslash continuations joined,
+    and the indented lines of a synopsis that go on with more options
+    ("    [--flag=X] [--other]"); comments cut per physical line."""
+    out, cur, problems = [], None, []
     for line in body.split("\n"):
-        if line.rstrip().endswith("\\"):
-            cur += line.rstrip()[:-1] + " "
+        cont = line.rstrip().endswith("\\")
+        text = line.rstrip()[:-1] if cont else line
+        try:
+            tokens = shlex.split(text, comments=True)
+        except ValueError as e:
+            problems.append(f"cannot parse '{line.strip()}': {e}")
+            tokens = []
+        if cur is not None:
+            cur += tokens
+        elif out and tokens and re.match(r"^\s+[\[-]", line):
+            out[-1] += tokens
         else:
-            out.append(cur + line)
-            cur = ""
-    if cur:
+            cur = tokens
+        if not cont and cur is not None:
+            out.append(cur)
+            cur = None
+    if cur is not None:
         out.append(cur)
-    return out
+    return out, problems
 
 
 class Helps:
@@ -110,13 +126,9 @@ def flag_listed(flag, text):
 
 
 def check_flags(snip, helps):
-    problems, checked = [], 0
-    for line in logical_lines(snip["body"]):
-        try:
-            tokens = shlex.split(line, comments=True)
-        except ValueError as e:
-            problems.append(f"cannot parse '{line.strip()}': {e}")
-            continue
+    lines, problems = logical_lines(snip["body"])
+    checked = 0
+    for tokens in lines:
         i = 0
         while i < len(tokens):
             t = tokens[i]
@@ -155,7 +167,8 @@ def check_flags(snip, helps):
 
 
 def sandbox(source, build):
-    root = tempfile.mkdtemp(prefix="pathwise-docs-")
+    # Under the build directory, not /tmp: each snippet gets a /tmp of its own.
+    root = tempfile.mkdtemp(prefix="docs-snippets-", dir=build)
     work = os.path.join(root, "repo")
     os.mkdir(work)
     for name in os.listdir(source):
@@ -175,8 +188,12 @@ def sandbox(source, build):
 def run(snip, work, bindir):
     env = dict(os.environ)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-    script = "ip link set lo up\nset -euo pipefail\n" + snip["body"] + "\n"
-    p = subprocess.Popen(["unshare", "--net", "--", "bash", "-c", script], cwd=work,
+    # A private /tmp too: snippets write to /tmp/NAME as a reader would, and
+    # two runs of this test at once must not share those files.
+    script = ("mount -t tmpfs tmpfs /tmp\nip link set lo up\nset -euo pipefail\n"
+              + snip["body"] + "\n")
+    p = subprocess.Popen(["unshare", "--net", "--mount", "--propagation", "private", "--",
+                          "bash", "-c", script], cwd=work,
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, start_new_session=True)
     try:
@@ -199,6 +216,7 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--build", required=True)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="print every run's output")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     source, build = os.path.abspath(a.source), os.path.abspath(a.build)
@@ -240,6 +258,8 @@ def main():
                 print("  " + "\n  ".join(out.rstrip("\n").split("\n")[-40:]))
             else:
                 print(f"ok   {where} (run)")
+                if a.verbose:
+                    print("  " + "\n  ".join(out.rstrip("\n").split("\n")))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"{len(snips) - failed} of {len(snips)} snippets ok")
