@@ -11,6 +11,7 @@
 // the reasons on stderr, when a rendered family has no row in that table
 // or a row was not rendered.
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -217,11 +218,18 @@ Conventions:
 - Units are base units (`_seconds`, `_bytes`); counters end in `_total`.
 - A histogram's series also carry `le` (its `_bucket` series) and come with
   `_sum` and `_count`; the protobuf exposition sends them as native
-  histograms (see the README's "Latency histograms").
+  histograms (see [Metrics](metrics.md#latency-histograms)).
 - A StateSet (a `state`, `mode` or `iopolicy` label) has one series per
   state, 1 for the current one and 0 for the others.
 - A family with no series is left out of the exposition; objects that
   vanish from the topology lose their series at the next collection.
+- The last column says whether a family is exported with
+  `--metrics.profile=default` (the default) or only with `full`, or is
+  the datapath's own, which has no profile (its `/metrics` is always the
+  full one, `pathwise_head_io_*` included); a family
+  the default profile keeps may still have fewer series there (sparse
+  buckets, only the current state of a path's StateSets, per-op series once
+  nonzero): see [Metrics](metrics.md#what-earns-a-series-by-default).
 - Sources: the **eBPF sampler** (`--bpf=auto|required`) and its **sysfs
   fallback** (`/sys/block/*/stat`, `--bpf=off` or where BPF cannot load);
   the **topology collector** (libnvme, sysfs); the **scoring stage**; the
@@ -244,6 +252,26 @@ int Main() {
   add(Datapath(build));
   add(exporters::HttpServerFamilies(exporters::HttpServerCounters{}));
 
+  // What the agent's default profile keeps: the same snapshots rendered
+  // with it. The datapath's `/metrics` has no profile (it is always the
+  // full one), nor have the HTTP server's families.
+  std::set<std::string, std::less<>> in_default;
+  std::set<std::string, std::less<>> agent_full;
+  for (const model::Snapshot* s : {&agent, &sysfs}) {
+    for (const auto& f : exporters::BuildFamilies(s, build))
+      agent_full.insert(f.name);
+  }
+  const exporters::ExpositionOptions default_profile{
+      .histogram_buckets = exporters::HistogramBuckets::kSparse,
+      .profile = exporters::MetricsProfile::kDefault};
+  for (const model::Snapshot* s : {&agent, &sysfs}) {
+    for (const auto& f : exporters::BuildFamilies(s, build, default_profile))
+      in_default.insert(f.name);
+  }
+  for (const auto& f :
+       exporters::HttpServerFamilies(exporters::HttpServerCounters{}))
+    in_default.insert(f.name);
+
   absl::StatusOr<std::vector<exporters::FamilyDoc>> docs =
       exporters::DocumentFamilies(all);
   if (!docs.ok()) {
@@ -252,8 +280,16 @@ int Main() {
               << docs.status().message() << "\n";
     return 1;
   }
-  std::cout << exporters::MetricsReferenceMarkdown(
-      *docs, exporters::DefaultReferenceColumns(), kIntro);
+  std::vector<exporters::ReferenceColumn> columns =
+      exporters::DefaultReferenceColumns();
+  columns.push_back(
+      {"default profile",
+       [&in_default, &agent_full](const exporters::FamilyDoc& d) {
+         if (in_default.contains(d.name)) return std::string("yes");
+         if (agent_full.contains(d.name)) return std::string("full only");
+         return std::string("— (datapath)");
+       }});
+  std::cout << exporters::MetricsReferenceMarkdown(*docs, columns, kIntro);
   return std::cout.good() ? 0 : 1;
 }
 

@@ -94,6 +94,12 @@ std::vector<MetricSource> Rows() {
        "ran"},
       {"pathwise_topology_changes_total", kAreaAgent, kTopo,
        "always there once a collection ran"},
+      {"pathwise_subsystems", kAreaAgent, kTopo,
+       "always there once a collection ran; 0 on a host without NVMe "
+       "subsystems (no nvme_core, or no device)"},
+      {"pathwise_multipath_subsystems", kAreaAgent, kTopo,
+       "always there once a collection ran; 0 on a host without native "
+       "multipath (nvme_core multipath=N): alert on it"},
       {"pathwise_invalid_utf8_label_values", kAreaAgent,
        "the exposition (label values repaired)",
        "no series while every label value is valid UTF-8"},
