@@ -159,6 +159,7 @@ prog_stats_of_ids() {
 mean() { awk '{s+=$1; n++} END {printf "%.1f", s/n}'; }
 stdev() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=q/n-m*m; if (v<0) v=0; printf "%.1f", sqrt(v)}'; }
 
+load_start=$(uptime | sed 's/.*load average/load average/')
 echo "warming up..." >&2
 RUNTIME_SAVE=$RUNTIME; RUNTIME=3; fio_iops >/dev/null; RUNTIME=$RUNTIME_SAVE
 
@@ -224,6 +225,8 @@ floor=$(awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");
 net() { awk -v a="$1" -v f="$floor" 'BEGIN { printf "%.1f", a - f }'; }
 pwq_net=$(net "$pwq_nsio"); pw_net=$(net "$pw_nsio"); own_net=$(net "$own_nsio"); bio_net=$(net "$bio_nsio")
 vs_bio_net=$(awk -v a="$pw_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+own_vs_bio_net=$(awk -v a="$own_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+own_vs_kernel_net=$(awk -v a="$own_net" -v b="$pw_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 
 base_mean=$(mean <"$work/base"); base_sd=$(stdev <"$work/base")
 pw_mean=$(mean <"$work/pw"); pw_sd=$(stdev <"$work/pw")
@@ -257,6 +260,7 @@ mkdir -p "$(dirname "$OUT")"
   echo "pathwise:    $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), block programs via $mode"
   echo "biolatency:  $BIOLATENCY (Debian libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null || echo '?'))"
   echo "workload:    fio randread 4k QD32 io_uring, ${RUNTIME}s x ${ROUNDS} rounds per config, loop device on tmpfs (dio=$dio), ${FILE_MB} MiB"
+  echo "host load:   uptime at start: $load_start; at the end: $(uptime | sed 's/.*load average/load average/')"
   echo
   echo "## IOPS (kernel.bpf_stats_enabled=0), interleaved rounds"
   echo "no sampling:          mean $base_mean  sd $base_sd   runs: $(tr '\n' ' ' <"$work/base")"
@@ -278,6 +282,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "biolatency:                            raw $bio_nsio  net $bio_net ns/IO   ($bio_ns ns over $bio_done I/Os; IOPS under stats $bio_stats_iops; programs $bio_names)"
   echo "pathwise/biolatency:  raw $vs_bio  net $vs_bio_net   (goal <= 0.5: raw $(verdict "$vs_bio" 0.5 '<='), net $(verdict "$vs_bio_net" 0.5 '<='))"
   echo "pathwise ns/IO:       raw $pw_nsio  net $pw_net   (goal <= 100: raw $(verdict "$pw_nsio" 100 '<='), net $(verdict "$pw_net" 100 '<='))"
+  echo "own stamp/biolatency: net $own_vs_bio_net   (goal <= 0.3: $(verdict "$own_vs_bio_net" 0.3 '<='))"
+  echo "own stamp/kernel start time: net $own_vs_kernel_net   (goal <= 1.5: $(verdict "$own_vs_kernel_net" 1.5 '<='))"
   echo "pathwise --queues (per hardware queue): raw $pwq_nsio  net $pwq_net ns/IO   ($pwq_ns ns over $pwq_done I/Os; IOPS under stats $pwq_stats_iops)"
   echo "pathwise --queues ns/IO: raw $pwq_nsio  net $pwq_net   (goal <= 100: raw $(verdict "$pwq_nsio" 100 '<='), net $(verdict "$pwq_net" 100 '<=')); --queues/default raw $pwq_vs_pw; /biolatency raw $pwq_vs_bio (goal <= 0.5: $(verdict "$pwq_vs_bio" 0.5 '<='))"
   echo
@@ -295,5 +301,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "## raw pathwise tool output, --queues (bpf_stats run)"
   sed 's/^/  /' "$work/pwq_stats.out"
+  echo
+  echo "## raw pathwise tool output, own start stamp forced (bpf_stats run)"
+  sed 's/^/  /' "$work/pw_own.out"
 } >"$OUT"
 cat "$OUT"

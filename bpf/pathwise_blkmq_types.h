@@ -36,6 +36,16 @@ struct request_queue___mq {
   unsigned int nr_hw_queues;
 };
 
+/* The submitting task's plug, whose cached clock (>= 6.9; 0 = none cached)
+ * is what blk_mq_start_request() stamps rq->io_start_time_ns with. */
+struct blk_plug {
+  unsigned long long cur_ktime;
+};
+
+struct task_struct {
+  struct blk_plug *plug;
+};
+
 #pragma clang attribute pop
 
 #endif /* PATHWISE_BPF_PATHWISE_BLKMQ_TYPES_H_ */

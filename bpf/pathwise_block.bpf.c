@@ -269,16 +269,20 @@ static __always_inline void pw_hctx_range_of(struct pw_io_val *v,
 /* tp_btf flavour. */
 #define PW_SFX(n) n##_btf
 #define PW_RD(p, f) ((p)->f)
+#define PW_TASK() ((struct task_struct *)bpf_get_current_task_btf())
 #include "pathwise_block_body.bpf.h"
 #undef PW_SFX
 #undef PW_RD
+#undef PW_TASK
 
 /* raw_tp flavour. */
 #define PW_SFX(n) n##_raw
 #define PW_RD(p, f) BPF_CORE_READ(p, f)
+#define PW_TASK() ((struct task_struct *)bpf_get_current_task())
 #include "pathwise_block_body.bpf.h"
 #undef PW_SFX
 #undef PW_RD
+#undef PW_TASK
 
 /* tp_btf arguments may be NULL as far as the verifier knows (6.12 marks
  * raw tracepoint pointer arguments PTR_MAYBE_NULL): check first. */

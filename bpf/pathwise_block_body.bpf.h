@@ -5,6 +5,7 @@
  *   PW_RD(p, f)   reads p->f: a plain load for tp_btf (BTF-typed pointer,
  *                 faults are caught by the kernel), a CO-RE probe read for
  *                 raw_tp.
+ *   PW_TASK()     the current task, typed for PW_RD.
  * No include guard on purpose.
  */
 
@@ -30,6 +31,24 @@ static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
   return bpf_map_lookup_elem(&pw_start, &idx);
 }
 
+/* The issue stamp: the time the kernel itself would stamp
+ * rq->io_start_time_ns with. blk_time_get_ns() (>= 6.9) returns the
+ * submitting task's plug's cached clock when it has one (set by the first
+ * stamp of the batch, cleared when the task sleeps or the plug ends), which
+ * saves a clock read per request of a batch; else the clock. The kernel
+ * also checks in_task(), which BPF cannot: a request started in interrupt
+ * context (blk-mq dispatches from tasks and kblockd) on top of a plugged
+ * task would take that task's cached time, early by at most its batch. */
+static __always_inline __u64 PW_SFX(pw_issue_now)(void) {
+  if (bpf_core_field_exists(((struct blk_plug *)0)->cur_ktime)) {
+    struct task_struct *t = PW_TASK();
+    struct blk_plug *plug = t ? PW_RD(t, plug) : NULL;
+    __u64 cached = plug ? PW_RD(plug, cur_ktime) : 0;
+    if (cached) return cached;
+  }
+  return bpf_ktime_get_ns();
+}
+
 static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   struct request_queue *q = PW_RD(rq, q);
   struct pw_start_set *set;
@@ -52,7 +71,7 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
     pw_cnt_inc(PW_CNT_DROP_START_FULL);
     return 0;
   }
-  pw_start_put(set, (__u64)(unsigned long)rq, bpf_ktime_get_ns());
+  pw_start_put(set, (__u64)(unsigned long)rq, PW_SFX(pw_issue_now)());
   return 0;
 }
 
