@@ -18,7 +18,9 @@
 # Results go to bench/results/bpf_overhead.txt (or $OUT).
 #
 # Usage: bench/bpf_overhead.sh [BUILD_DIR]   (default: build)
-# Env:   RUNTIME (s, default 5), ROUNDS (default 12), OUT, FILE_MB (512)
+# Env:   RUNTIME (s, default 5), ROUNDS (default 12), OUT, FILE_MB (512),
+#        AGENT (1; 0 leaves out the whole-agent rounds, e.g. while the
+#        pathwise binary is not built: the results file says so)
 #
 # IOPS on a small VM vary by several % from run to run; the ratio is the
 # median over rounds of (config IOPS / the same round's no-sampling IOPS).
@@ -39,7 +41,8 @@ BIOLATENCY=/usr/sbin/biolatency
 die() { echo "bpf_overhead: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root"
 [[ -x $tool ]] || die "$tool not built (ninja -C $build pathwise_bpf_tool)"
-[[ -x $agent ]] || die "$agent not built (ninja -C $build pathwise)"
+AGENT=${AGENT:-1}
+[[ $AGENT == 0 || -x $agent ]] || die "$agent not built (ninja -C $build pathwise; AGENT=0 leaves the agent out)"
 [[ -x $BIOLATENCY ]] || die "$BIOLATENCY missing (apt-get install libbpf-tools)"
 for c in fio losetup jq bpftool curl; do
   command -v "$c" >/dev/null || die "$c missing"
@@ -177,7 +180,7 @@ for r in $(seq 1 "$ROUNDS"); do
   start_biolatency
   fio_iops >>"$work/bio"
   stop_bg
-  agent_round
+  [[ $AGENT == 0 ]] || agent_round
 done
 
 # ns per I/O with kernel.bpf_stats_enabled=1.
@@ -242,12 +245,17 @@ ratio_of_means=$(awk -v a="$pw_mean" -v b="$base_mean" 'BEGIN { printf "%.4f", a
 vs_bio=$(awk -v a="$pw_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 cpu_pct=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^cpu_pct=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | mean)
 rss_kb=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^max_rss_kb=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | sort -n | tail -1)
-agent_mean=$(mean <"$work/agent"); agent_sd=$(stdev <"$work/agent")
-agent_ratio=$(paste "$work/agent" "$work/base" | awk '{print $1/$2}' | median)
-field() { awk -v f="$1" '{for(i=1;i<=NF;i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2)}' "$work/agent_self"; }
-agent_cpu=$(field cpu_pct | mean)
-agent_rss=$(field max_rss_kb | sort -n | tail -1)
-agent_scrapes=$(field scrapes | awk '{s+=$1} END {print s}')
+if [[ $AGENT == 0 ]]; then
+  agent_mean="not run (AGENT=0)"; agent_sd="-"; agent_ratio="not run"
+  agent_cpu="not run"; agent_rss="not run"; agent_scrapes=0
+else
+  agent_mean=$(mean <"$work/agent"); agent_sd=$(stdev <"$work/agent")
+  agent_ratio=$(paste "$work/agent" "$work/base" | awk '{print $1/$2}' | median)
+  field() { awk -v f="$1" '{for(i=1;i<=NF;i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2)}' "$work/agent_self"; }
+  agent_cpu=$(field cpu_pct | mean)
+  agent_rss=$(field max_rss_kb | sort -n | tail -1)
+  agent_scrapes=$(field scrapes | awk '{s+=$1} END {print s}')
+fi
 mode=$(awk '/^mode /{print $2}' "$work/pw_stats.out")
 verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? (v >= g) : (v <= g); print ok ? "met" : "MISSED" }'; }
 
