@@ -18,7 +18,10 @@
 # Results go to bench/results/bpf_overhead.txt (or $OUT).
 #
 # Usage: bench/bpf_overhead.sh [BUILD_DIR]   (default: build)
-# Env:   RUNTIME (s, default 5), ROUNDS (default 12), OUT, FILE_MB (512)
+# Env:   RUNTIME (s, default 5), ROUNDS (default 12), STATS_ROUNDS (5: of
+#        step 2), OUT, FILE_MB (512),
+#        AGENT (1; 0 leaves out the whole-agent rounds, e.g. while the
+#        pathwise binary is not built: the results file says so)
 #
 # IOPS on a small VM vary by several % from run to run; the ratio is the
 # median over rounds of (config IOPS / the same round's no-sampling IOPS).
@@ -32,6 +35,7 @@ agent=$build/pathwise
 AGENT_PORT=${AGENT_PORT:-19877}
 RUNTIME=${RUNTIME:-5}
 ROUNDS=${ROUNDS:-12}
+STATS_ROUNDS=${STATS_ROUNDS:-5}
 FILE_MB=${FILE_MB:-512}
 OUT=${OUT:-$here/results/bpf_overhead.txt}
 BIOLATENCY=/usr/sbin/biolatency
@@ -39,7 +43,8 @@ BIOLATENCY=/usr/sbin/biolatency
 die() { echo "bpf_overhead: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root"
 [[ -x $tool ]] || die "$tool not built (ninja -C $build pathwise_bpf_tool)"
-[[ -x $agent ]] || die "$agent not built (ninja -C $build pathwise)"
+AGENT=${AGENT:-1}
+[[ $AGENT == 0 || -x $agent ]] || die "$agent not built (ninja -C $build pathwise; AGENT=0 leaves the agent out)"
 [[ -x $BIOLATENCY ]] || die "$BIOLATENCY missing (apt-get install libbpf-tools)"
 for c in fio losetup jq bpftool curl; do
   command -v "$c" >/dev/null || die "$c missing"
@@ -157,8 +162,10 @@ prog_stats_of_ids() {
 }
 
 mean() { awk '{s+=$1; n++} END {printf "%.1f", s/n}'; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) printf "%.4f", v[(NR+1)/2]; else printf "%.4f", (v[NR/2]+v[NR/2+1])/2}'; }
 stdev() { awk '{s+=$1; q+=$1*$1; n++} END {m=s/n; v=q/n-m*m; if (v<0) v=0; printf "%.1f", sqrt(v)}'; }
 
+load_start=$(uptime | sed 's/.*load average/load average/')
 echo "warming up..." >&2
 RUNTIME_SAVE=$RUNTIME; RUNTIME=3; fio_iops >/dev/null; RUNTIME=$RUNTIME_SAVE
 
@@ -176,36 +183,10 @@ for r in $(seq 1 "$ROUNDS"); do
   start_biolatency
   fio_iops >>"$work/bio"
   stop_bg
-  agent_round
+  [[ $AGENT == 0 ]] || agent_round
 done
 
-# ns per I/O with kernel.bpf_stats_enabled=1.
-sysctl -q kernel.bpf_stats_enabled=1
-start_bg "$work/ready" "$tool" --no_nvme --interval=1 --ready_file="$work/ready"
-pw_stats_iops=$(fio_iops)
-stop_bg
-cp "$work/bg.out" "$work/pw_stats.out"
-start_bg "$work/ready" "$tool" --no_nvme --queues --interval=1 --ready_file="$work/ready"
-pwq_stats_iops=$(fio_iops)
-stop_bg
-cp "$work/bg.out" "$work/pwq_stats.out"
-start_bg "$work/ready" "$tool" --no_nvme --force_own_start --interval=1 --ready_file="$work/ready"
-pw_own_iops=$(fio_iops)
-stop_bg
-cp "$work/bg.out" "$work/pw_own.out"
-start_bg "$work/ready" "$tool" --nop_calibration --ready_file="$work/ready"
-nop_iops=$(fio_iops)
-stop_bg
-cp "$work/bg.out" "$work/nop.out"
-start_biolatency
-bio_stats_iops=$(fio_iops)
-read -r bio_ns bio_done < <(prog_stats_of_ids "$work/bio.ids")
-bio_names=$(bpftool -j prog show | jq -r --slurpfile ids <(jq -s . "$work/bio.ids") \
-  '[.[] | select(.id as $i | $ids[0] | index($i)) | .name] | join(",")')
-stop_bg
-sysctl -q kernel.bpf_stats_enabled=0
-
-pw_ns_per_io() {  # FILE -> "ns_per_io total_ns completions"
+pw_ns_per_io() {  # FILE... -> "ns_per_io total_ns completions" (summed over the files)
   awk '
     /^prog / {
       for (i = 1; i <= NF; i++) {
@@ -213,22 +194,71 @@ pw_ns_per_io() {  # FILE -> "ns_per_io total_ns completions"
         if ($i ~ /^run_cnt=/) { split($i, b, "="); if ($2 ~ /^pw_done/) done += b[2] }
       }
     }
-    END { printf "%.1f %d %d\n", (done ? ns / done : 0), ns, done }' "$1"
+    END { printf "%.1f %d %d\n", (done ? ns / done : 0), ns, done }' "$@"
 }
-read -r pw_nsio pw_ns pw_done < <(pw_ns_per_io "$work/pw_stats.out")
-read -r own_nsio own_ns own_done < <(pw_ns_per_io "$work/pw_own.out")
-read -r pwq_nsio pwq_ns pwq_done < <(pw_ns_per_io "$work/pwq_stats.out")
-bio_nsio=$(awk -v n="$bio_ns" -v d="$bio_done" 'BEGIN { printf "%.1f", d ? n / d : 0 }')
 # Floor: what bpf_stats accounting costs for an empty issue + complete pair.
-floor=$(awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$work/nop.out")
+floor_of() { awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$1"; }
+
+# ns per I/O with kernel.bpf_stats_enabled=1, STATS_ROUNDS interleaved
+# rounds of every configuration: on a loaded host one 5 s run per
+# configuration says little, each lands on another moment of the load.
+# ns/IO = all rounds' run time over all rounds' completions; the ratios of
+# the own stamp to the kernel stamp and to biolatency are also given as
+# medians of the per-round ratios (each round against its own floor).
+sysctl -q kernel.bpf_stats_enabled=1
+: >"$work/bio_stats"; : >"$work/floors"; : >"$work/own_vs_kernel"; : >"$work/own_vs_bio"
+for sr in $(seq 1 "$STATS_ROUNDS"); do
+  echo "bpf_stats round $sr/$STATS_ROUNDS" >&2
+  start_bg "$work/ready" "$tool" --no_nvme --interval=1 --ready_file="$work/ready"
+  pw_stats_iops=$(fio_iops)
+  stop_bg
+  cp "$work/bg.out" "$work/pw_stats.$sr.out"
+  start_bg "$work/ready" "$tool" --no_nvme --queues --interval=1 --ready_file="$work/ready"
+  pwq_stats_iops=$(fio_iops)
+  stop_bg
+  cp "$work/bg.out" "$work/pwq_stats.$sr.out"
+  start_bg "$work/ready" "$tool" --no_nvme --force_own_start --interval=1 --ready_file="$work/ready"
+  pw_own_iops=$(fio_iops)
+  stop_bg
+  cp "$work/bg.out" "$work/pw_own.$sr.out"
+  start_bg "$work/ready" "$tool" --nop_calibration --ready_file="$work/ready"
+  nop_iops=$(fio_iops)
+  stop_bg
+  cp "$work/bg.out" "$work/nop.$sr.out"
+  start_biolatency
+  bio_stats_iops=$(fio_iops)
+  read -r bio_ns_r bio_done_r < <(prog_stats_of_ids "$work/bio.ids")
+  bio_names=$(bpftool -j prog show | jq -r --slurpfile ids <(jq -s . "$work/bio.ids") \
+    '[.[] | select(.id as $i | $ids[0] | index($i)) | .name] | join(",")')
+  stop_bg
+  echo "$bio_ns_r $bio_done_r" >>"$work/bio_stats"
+  f_r=$(floor_of "$work/nop.$sr.out"); echo "$f_r" >>"$work/floors"
+  read -r pw_r _ < <(pw_ns_per_io "$work/pw_stats.$sr.out")
+  read -r own_r _ < <(pw_ns_per_io "$work/pw_own.$sr.out")
+  awk -v o="$own_r" -v k="$pw_r" -v f="$f_r" 'BEGIN { if (k - f > 0) print (o - f) / (k - f) }' >>"$work/own_vs_kernel"
+  awk -v o="$own_r" -v n="$bio_ns_r" -v d="$bio_done_r" -v f="$f_r" 'BEGIN { if (d && n / d - f > 0) print (o - f) / (n / d - f) }' >>"$work/own_vs_bio"
+done
+sysctl -q kernel.bpf_stats_enabled=0
+cp "$work/pw_stats.$STATS_ROUNDS.out" "$work/pw_stats.out"
+cp "$work/pwq_stats.$STATS_ROUNDS.out" "$work/pwq_stats.out"
+cp "$work/pw_own.$STATS_ROUNDS.out" "$work/pw_own.out"
+
+read -r pw_nsio pw_ns pw_done < <(pw_ns_per_io "$work"/pw_stats.[0-9]*.out)
+read -r own_nsio own_ns own_done < <(pw_ns_per_io "$work"/pw_own.[0-9]*.out)
+read -r pwq_nsio pwq_ns pwq_done < <(pw_ns_per_io "$work"/pwq_stats.[0-9]*.out)
+read -r bio_ns bio_done < <(awk '{n += $1; d += $2} END {print n + 0, d + 0}' "$work/bio_stats")
+bio_nsio=$(awk -v n="$bio_ns" -v d="$bio_done" 'BEGIN { printf "%.1f", d ? n / d : 0 }')
+floor=$(mean <"$work/floors")
+floors=$(tr '\n' ' ' <"$work/floors")
 net() { awk -v a="$1" -v f="$floor" 'BEGIN { printf "%.1f", a - f }'; }
 pwq_net=$(net "$pwq_nsio"); pw_net=$(net "$pw_nsio"); own_net=$(net "$own_nsio"); bio_net=$(net "$bio_nsio")
 vs_bio_net=$(awk -v a="$pw_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+own_vs_bio_net=$(awk -v a="$own_net" -v b="$bio_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+own_vs_kernel_net=$(awk -v a="$own_net" -v b="$pw_net" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 
 base_mean=$(mean <"$work/base"); base_sd=$(stdev <"$work/base")
 pw_mean=$(mean <"$work/pw"); pw_sd=$(stdev <"$work/pw")
 bio_mean=$(mean <"$work/bio"); bio_sd=$(stdev <"$work/bio")
-median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) printf "%.4f", v[(NR+1)/2]; else printf "%.4f", (v[NR/2]+v[NR/2+1])/2}'; }
 ratio=$(paste "$work/pw" "$work/base" | awk '{print $1/$2}' | median)
 pwq_mean=$(mean <"$work/pwq"); pwq_sd=$(stdev <"$work/pwq")
 pwq_ratio=$(paste "$work/pwq" "$work/base" | awk '{print $1/$2}' | median)
@@ -239,12 +269,17 @@ ratio_of_means=$(awk -v a="$pw_mean" -v b="$base_mean" 'BEGIN { printf "%.4f", a
 vs_bio=$(awk -v a="$pw_nsio" -v b="$bio_nsio" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 cpu_pct=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^cpu_pct=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | mean)
 rss_kb=$(awk '{for(i=1;i<=NF;i++) if ($i ~ /^max_rss_kb=/) {split($i,a,"="); print a[2]}}' "$work/pw_self" | sort -n | tail -1)
-agent_mean=$(mean <"$work/agent"); agent_sd=$(stdev <"$work/agent")
-agent_ratio=$(paste "$work/agent" "$work/base" | awk '{print $1/$2}' | median)
-field() { awk -v f="$1" '{for(i=1;i<=NF;i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2)}' "$work/agent_self"; }
-agent_cpu=$(field cpu_pct | mean)
-agent_rss=$(field max_rss_kb | sort -n | tail -1)
-agent_scrapes=$(field scrapes | awk '{s+=$1} END {print s}')
+if [[ $AGENT == 0 ]]; then
+  agent_mean="not run (AGENT=0)"; agent_sd="-"; agent_ratio="not run"
+  agent_cpu="not run"; agent_rss="not run"; agent_scrapes=0
+else
+  agent_mean=$(mean <"$work/agent"); agent_sd=$(stdev <"$work/agent")
+  agent_ratio=$(paste "$work/agent" "$work/base" | awk '{print $1/$2}' | median)
+  field() { awk -v f="$1" '{for(i=1;i<=NF;i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2)}' "$work/agent_self"; }
+  agent_cpu=$(field cpu_pct | mean)
+  agent_rss=$(field max_rss_kb | sort -n | tail -1)
+  agent_scrapes=$(field scrapes | awk '{s+=$1} END {print s}')
+fi
 mode=$(awk '/^mode /{print $2}' "$work/pw_stats.out")
 verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? (v >= g) : (v <= g); print ok ? "met" : "MISSED" }'; }
 
@@ -257,6 +292,7 @@ mkdir -p "$(dirname "$OUT")"
   echo "pathwise:    $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), block programs via $mode"
   echo "biolatency:  $BIOLATENCY (Debian libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null || echo '?'))"
   echo "workload:    fio randread 4k QD32 io_uring, ${RUNTIME}s x ${ROUNDS} rounds per config, loop device on tmpfs (dio=$dio), ${FILE_MB} MiB"
+  echo "host load:   uptime at start: $load_start; at the end: $(uptime | sed 's/.*load average/load average/')"
   echo
   echo "## IOPS (kernel.bpf_stats_enabled=0), interleaved rounds"
   echo "no sampling:          mean $base_mean  sd $base_sd   runs: $(tr '\n' ' ' <"$work/base")"
@@ -272,12 +308,16 @@ mkdir -p "$(dirname "$OUT")"
   echo "## BPF program cost (kernel.bpf_stats_enabled=1): sum of run_time_ns of all"
   echo "## programs / completions. 'raw' is what bpf_stats reports; 'net' subtracts"
   echo "## the accounting floor measured with empty programs on the same tracepoints."
-  echo "accounting floor (empty issue+complete pair): $floor ns/IO   (IOPS under stats $nop_iops)"
+  echo "## $STATS_ROUNDS interleaved rounds of ${RUNTIME}s per configuration; ns/IO over all rounds"
+  echo "accounting floor (empty issue+complete pair): $floor ns/IO, mean of the rounds' $floors  (IOPS under stats, last round $nop_iops)"
   echo "pathwise (kernel start time, default): raw $pw_nsio  net $pw_net ns/IO   ($pw_ns ns over $pw_done I/Os; IOPS under stats $pw_stats_iops)"
   echo "pathwise (own start stamp, forced):    raw $own_nsio  net $own_net ns/IO   ($own_ns ns over $own_done I/Os; IOPS under stats $pw_own_iops)"
   echo "biolatency:                            raw $bio_nsio  net $bio_net ns/IO   ($bio_ns ns over $bio_done I/Os; IOPS under stats $bio_stats_iops; programs $bio_names)"
   echo "pathwise/biolatency:  raw $vs_bio  net $vs_bio_net   (goal <= 0.5: raw $(verdict "$vs_bio" 0.5 '<='), net $(verdict "$vs_bio_net" 0.5 '<='))"
   echo "pathwise ns/IO:       raw $pw_nsio  net $pw_net   (goal <= 100: raw $(verdict "$pw_nsio" 100 '<='), net $(verdict "$pw_net" 100 '<='))"
+  own_vs_bio_med=$(median <"$work/own_vs_bio"); own_vs_kernel_med=$(median <"$work/own_vs_kernel")
+  echo "own stamp/biolatency: net $own_vs_bio_net   (goal <= 0.3: $(verdict "$own_vs_bio_net" 0.3 '<=')); median of per-round ratios $own_vs_bio_med, rounds: $(tr '\n' ' ' <"$work/own_vs_bio")"
+  echo "own stamp/kernel start time: net $own_vs_kernel_net   (goal <= 1.5: $(verdict "$own_vs_kernel_net" 1.5 '<=')); median of per-round ratios $own_vs_kernel_med, rounds: $(tr '\n' ' ' <"$work/own_vs_kernel")"
   echo "pathwise --queues (per hardware queue): raw $pwq_nsio  net $pwq_net ns/IO   ($pwq_ns ns over $pwq_done I/Os; IOPS under stats $pwq_stats_iops)"
   echo "pathwise --queues ns/IO: raw $pwq_nsio  net $pwq_net   (goal <= 100: raw $(verdict "$pwq_nsio" 100 '<='), net $(verdict "$pwq_net" 100 '<=')); --queues/default raw $pwq_vs_pw; /biolatency raw $pwq_vs_bio (goal <= 0.5: $(verdict "$pwq_vs_bio" 0.5 '<='))"
   echo
@@ -295,5 +335,8 @@ mkdir -p "$(dirname "$OUT")"
   echo
   echo "## raw pathwise tool output, --queues (bpf_stats run)"
   sed 's/^/  /' "$work/pwq_stats.out"
+  echo
+  echo "## raw pathwise tool output, own start stamp forced (bpf_stats run)"
+  sed 's/^/  /' "$work/pw_own.out"
 } >"$OUT"
 cat "$OUT"

@@ -1,6 +1,7 @@
 #include "bpf/block_object.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <set>
 #include <tuple>
@@ -44,7 +45,12 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
                            std::max<uint32_t>(options.hctx_slots, 1));
   bpf_map__set_max_entries(skel->maps.pw_hctx_slot,
                            options.hctx_slots > 0 ? options.max_devices : 1);
-  bpf_map__set_max_entries(skel->maps.pw_start, options.max_inflight);
+  // pw_start: sets of PW_START_WAYS ways, a power of two of them (the
+  // programs mask the index), max_inflight ways in all, rounded up.
+  const uint32_t start_sets = std::bit_ceil(std::max<uint32_t>(
+      (options.max_inflight + PW_START_WAYS - 1) / PW_START_WAYS, 1));
+  skel->rodata->start_set_mask = start_sets - 1;
+  bpf_map__set_max_entries(skel->maps.pw_start, start_sets);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
   bpf_map__set_max_entries(skel->maps.pw_disk, options.max_devices);

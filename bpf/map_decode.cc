@@ -220,6 +220,7 @@ absl::Status BlockMapDecoder::SetCounters(MapBytes values) {
   maps_.dropped_path_map_full = sum.v[PW_CNT_DROP_PATH_FULL];
   maps_.dropped_nvme_path_map_full = sum.v[PW_CNT_DROP_NVME_PATH_FULL];
   maps_.dropped_hctx = sum.v[PW_CNT_DROP_HCTX];
+  maps_.dropped_start_collision = sum.v[PW_CNT_DROP_START_COLLISION];
   return absl::OkStatus();
 }
 
@@ -314,6 +315,7 @@ BlockSample AssembleSample(const BlockMaps& maps, const RetiredDisks& retired) {
   BlockSample out;
   out.dropped_start_map_full = maps.dropped_start_map_full;
   out.dropped_no_start_time = maps.dropped_no_start_time;
+  out.dropped_start_collision = maps.dropped_start_collision;
   out.dropped_io_map_full = maps.dropped_io_map_full;
   out.dropped_path_map_full = maps.dropped_path_map_full;
   out.dropped_nvme_path_map_full = maps.dropped_nvme_path_map_full;

@@ -42,15 +42,21 @@ const volatile __u32 force_spill_dev = 0;
 const volatile bool queues = false;
 const volatile __u32 hctx_slots = 1;
 
-/* Own issue timestamps, keyed by request address, only for requests whose
- * queue does not stamp rq->io_start_time_ns. Bounded by the number of
- * requests in flight; a request address that is reused overwrites its
- * stale entry. */
+/* Own issue stamps, only for requests whose queue does not stamp
+ * rq->io_start_time_ns: a set-associative array (struct pw_start_set,
+ * PW_START_WAYS ways per set) instead of a hash keyed by request address,
+ * so that a stamp costs an inlined array lookup and a few loads from one
+ * cache line. The set is given by the request's tag within its hardware
+ * context; the way by the request's address, which every way stores, so a
+ * completion only ever takes its own request's stamp. start_set_mask is
+ * pw_start's max_entries - 1 (a power of two), set by userspace. */
+const volatile __u32 start_set_mask = 0;
+
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __type(key, __u64);
-  __type(value, __u64);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pw_start_set);
 } pw_start SEC(".maps");
 
 struct {
@@ -62,6 +68,70 @@ struct {
 } pw_io SEC(".maps");
 
 static const struct pw_io_val pw_zero_io;
+
+/* Ways of a pw_start set: rq == PW_WAY_BUSY (no request's address) marks
+ * a way whose stamp is being written; only the CPU that claimed it writes
+ * ns, then stores the request's address. Claims, the stale check's
+ * takeover and a completion's release are compare-and-swaps (full
+ * barriers), so a completion uses a stamp only if its own request's issue
+ * wrote it and nothing took the way in between. (A marker value, not a
+ * tagged address: the verifier allows no bit operation on the tp_btf
+ * flavour's request pointer.) */
+#define PW_WAY_BUSY 1ULL
+
+/* Claims way w for rq if it holds `old` (0: free, rq: its own way, another
+ * address: a stale way), then writes ts. */
+static __always_inline bool pw_way_claim(struct pw_start_way *w, __u64 old,
+                                         __u64 rq, __u64 ts) {
+  if (__sync_val_compare_and_swap(&w->rq, old, PW_WAY_BUSY) != old)
+    return false;
+  w->ns = ts;
+  barrier();
+  *(volatile __u64 *)&w->rq = rq;
+  return true;
+}
+
+/* Stores rq's issue stamp in its set: in its own way if it has one (a
+ * requeued request is issued again), else in a free way, else in a way
+ * whose stamp is older than PW_START_STALE_NS. Counts a start that finds
+ * none as PW_CNT_DROP_START_COLLISION. */
+static __always_inline void pw_start_put(struct pw_start_set *set, __u64 rq,
+                                         __u64 ts) {
+  __u32 i;
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    if (set->way[i].rq == rq && pw_way_claim(&set->way[i], rq, rq, ts)) return;
+  }
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    if (!set->way[i].rq && pw_way_claim(&set->way[i], 0, rq, ts)) return;
+  }
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    __u64 old = set->way[i].rq, then = set->way[i].ns;
+    if (old && old != PW_WAY_BUSY && ts > then &&
+        ts - then > PW_START_STALE_NS && pw_way_claim(&set->way[i], old, rq, ts))
+      return;
+  }
+  pw_cnt_inc(PW_CNT_DROP_START_COLLISION);
+}
+
+/* rq's issue stamp, taken out of its set (the way freed); 0 if its set
+ * holds none for it. */
+static __always_inline __u64 pw_start_take(struct pw_start_set *set,
+                                           __u64 rq) {
+  __u32 i;
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    if (set->way[i].rq == rq) {
+      __u64 ns = set->way[i].ns;
+      if (__sync_val_compare_and_swap(&set->way[i].rq, rq, 0) == rq) return ns;
+      return 0;
+    }
+  }
+  return 0;
+}
+
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -199,16 +269,20 @@ static __always_inline void pw_hctx_range_of(struct pw_io_val *v,
 /* tp_btf flavour. */
 #define PW_SFX(n) n##_btf
 #define PW_RD(p, f) ((p)->f)
+#define PW_TASK() ((struct task_struct *)bpf_get_current_task_btf())
 #include "pathwise_block_body.bpf.h"
 #undef PW_SFX
 #undef PW_RD
+#undef PW_TASK
 
 /* raw_tp flavour. */
 #define PW_SFX(n) n##_raw
 #define PW_RD(p, f) BPF_CORE_READ(p, f)
+#define PW_TASK() ((struct task_struct *)bpf_get_current_task())
 #include "pathwise_block_body.bpf.h"
 #undef PW_SFX
 #undef PW_RD
+#undef PW_TASK
 
 /* tp_btf arguments may be NULL as far as the verifier knows (6.12 marks
  * raw tracepoint pointer arguments PTR_MAYBE_NULL): check first. */

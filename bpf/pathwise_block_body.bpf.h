@@ -5,13 +5,54 @@
  *   PW_RD(p, f)   reads p->f: a plain load for tp_btf (BTF-typed pointer,
  *                 faults are caught by the kernel), a CO-RE probe read for
  *                 raw_tp.
+ *   PW_TASK()     the current task, typed for PW_RD.
  * No include guard on purpose.
  */
 
+/* rq's pw_start set: its tag within its hardware context (the I/O
+ * scheduler's tag when the queue has one: the request structure belongs to
+ * that tag for its life, while its driver tag may change when it is
+ * requeued) plus a hash of (disk, hardware context number), so that the
+ * contexts' tag ranges spread over the sets. All are fixed while the
+ * request is in flight, so issue and completion find the same set. (Not
+ * a hash of the context's address: the verifier allows no multiplication
+ * of the tp_btf flavour's pointers.) */
+static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
+    struct request *rq, __u32 dev) {
+  struct request___mq *mrq = (struct request___mq *)rq;
+  struct blk_mq_hw_ctx *h = PW_RD(mrq, mq_hctx);
+  __u32 num = h ? PW_RD(h, queue_num) : 0;
+  int tag = PW_RD(mrq, internal_tag);
+  __u32 idx;
+
+  if (tag < 0) tag = PW_RD(mrq, tag);
+  idx = (dev * 0x9E3779B1U ^ num * 0x85EBCA77U) + (__u32)tag;
+  idx &= start_set_mask;
+  return bpf_map_lookup_elem(&pw_start, &idx);
+}
+
+/* The issue stamp: the time the kernel itself would stamp
+ * rq->io_start_time_ns with. blk_time_get_ns() (>= 6.9) returns the
+ * submitting task's plug's cached clock when it has one (set by the first
+ * stamp of the batch, cleared when the task sleeps or the plug ends), which
+ * saves a clock read per request of a batch; else the clock. The kernel
+ * also checks in_task(), which BPF cannot: a request started in interrupt
+ * context (blk-mq dispatches from tasks and kblockd) on top of a plugged
+ * task would take that task's cached time, early by at most its batch. */
+static __always_inline __u64 PW_SFX(pw_issue_now)(void) {
+  if (bpf_core_field_exists(((struct blk_plug *)0)->cur_ktime)) {
+    struct task_struct *t = PW_TASK();
+    struct blk_plug *plug = t ? PW_RD(t, plug) : NULL;
+    __u64 cached = plug ? PW_RD(plug, cur_ktime) : 0;
+    if (cached) return cached;
+  }
+  return bpf_ktime_get_ns();
+}
+
 static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   struct request_queue *q = PW_RD(rq, q);
+  struct pw_start_set *set;
   struct gendisk *disk;
-  __u64 key, ts;
   __u32 cls;
 
   if (!q) return 0;
@@ -24,10 +65,13 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   if (!force_own_start && cls != PW_OP_PASSTHRU &&
       (PW_RD(q, queue_flags) & (1UL << queue_flag_stats_bit)))
     return 0;
-  key = (__u64)(unsigned long)rq;
-  ts = bpf_ktime_get_ns();
-  if (bpf_map_update_elem(&pw_start, &key, &ts, BPF_ANY))
+  set = PW_SFX(pw_start_set_of)(
+      rq, PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor)));
+  if (!set) {
     pw_cnt_inc(PW_CNT_DROP_START_FULL);
+    return 0;
+  }
+  pw_start_put(set, (__u64)(unsigned long)rq, PW_SFX(pw_issue_now)());
   return 0;
 }
 
@@ -77,7 +121,7 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   struct pw_io_key k;
   struct pw_disk_key dk = {};
   struct gendisk *disk;
-  __u64 key, start = 0, now, lat;
+  __u64 start = 0, now, lat;
   __u32 flags, cls, dev, idx;
   bool own;
 
@@ -104,13 +148,8 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   own = force_own_start || cls == PW_OP_PASSTHRU ||
         !(PW_RD(rq, rq_flags) & rqf_stats_mask);
   if (own) {
-    __u64 *tsp;
-    key = (__u64)(unsigned long)rq;
-    tsp = bpf_map_lookup_elem(&pw_start, &key);
-    if (tsp) {
-      start = *tsp;
-      bpf_map_delete_elem(&pw_start, &key);
-    }
+    struct pw_start_set *set = PW_SFX(pw_start_set_of)(rq, dev);
+    if (set) start = pw_start_take(set, (__u64)(unsigned long)rq);
   } else {
     start = PW_RD(rq, io_start_time_ns);
   }

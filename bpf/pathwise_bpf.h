@@ -121,6 +121,26 @@ struct pw_io_spill {
   struct pw_io_val val;
 };
 
+/* Own issue stamps (pw_start, for requests whose queue does not stamp
+ * rq->io_start_time_ns): a set-associative array. A request's set is
+ * chosen by its tag within its hardware context (see pw_start_set_of in
+ * pathwise_block_body.bpf.h); each of the set's ways holds one request's
+ * address and its stamp, address 0 = free. A set is one 64-byte line. */
+#define PW_START_WAYS 4
+struct pw_start_way {
+  __u64 rq; /* request address, 0 = free */
+  __u64 ns; /* issue stamp, bpf_ktime_get_ns() */
+};
+struct pw_start_set {
+  struct pw_start_way way[PW_START_WAYS];
+};
+/* A way whose stamp is older than this (the histogram's last finite
+ * bound, 68.7 s) may be taken by a start that finds no other way: its
+ * request's completion was never seen (a run the kernel skipped), or the
+ * request is stuck that long, and then its completion counts
+ * no_start_time instead of a latency. */
+#define PW_START_STALE_NS (1ULL << PW_HIST_MAX_SHIFT)
+
 /* NVMe status classes for non-zero statuses, by Status Code Type (bits
  * 10:8 of nvme_request.status, which is the CQE status field >> 1). */
 enum pw_nvme_err {
@@ -143,7 +163,9 @@ struct pw_path_val {
 
 /* Kernel-side event counters (single per-CPU array slot). */
 enum pw_counter {
-  PW_CNT_DROP_START_FULL = 0,     /* own issue stamp: start map full */
+  /* own issue stamp: pw_start set not found (cannot happen with its
+   * masked index; kept so that the reason keeps its series) */
+  PW_CNT_DROP_START_FULL = 0,
   PW_CNT_DROP_NO_START = 1,       /* completion without any start time */
   PW_CNT_DROP_IO_FULL = 2,        /* I/O map and spill slots full */
   PW_CNT_DROP_PATH_FULL = 3,      /* path map full (block program) */
@@ -151,7 +173,10 @@ enum pw_counter {
   /* `queues`: a completion counted in pw_io but in no pw_hctx slot (no
    * slots left, or its hardware context beyond the disk's range). */
   PW_CNT_DROP_HCTX = 5,
-  PW_CNT_COUNT = 6,
+  /* own issue stamp not stored: every way of the request's pw_start set
+   * held another request's stamp, none stale */
+  PW_CNT_DROP_START_COLLISION = 6,
+  PW_CNT_COUNT = 7,
 };
 
 struct pw_counters {

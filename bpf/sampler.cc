@@ -56,6 +56,7 @@ void FillDrops(const BlockSample& block, SamplerSnapshot& snap) {
   uint64_t recursion = 0;
   for (const ProgramStats& p : snap.programs) recursion += p.recursion_misses;
   drop(model::DropReason::kRecursion) = recursion;
+  drop(model::DropReason::kStartCollision) = block.dropped_start_collision;
 }
 
 }  // namespace

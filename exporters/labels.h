@@ -187,6 +187,8 @@ constexpr absl::string_view DropReasonLabel(model::DropReason r) {
       return "path_map_full";
     case model::DropReason::kRecursion:
       return "recursion";
+    case model::DropReason::kStartCollision:
+      return "start_collision";
   }
   return "unknown";
 }

@@ -201,11 +201,14 @@ enum class DropReason : uint8_t {
   kPathMapFull,       // per-path map full
   kRecursion,         // program not run: nested on the same CPU
                       // (bpf_prog_info.recursion_misses)
+  kStartCollision,    // own issue timestamp not stored: every way of the
+                      // request's set held another live request's stamp
 };
-inline constexpr size_t kDropReasonCount = 5;
+inline constexpr size_t kDropReasonCount = 6;
 inline constexpr std::array<DropReason, kDropReasonCount> kAllDropReasons = {
-    DropReason::kStartMapFull, DropReason::kNoStartTime, DropReason::kIoMapFull,
-    DropReason::kPathMapFull, DropReason::kRecursion};
+    DropReason::kStartMapFull,    DropReason::kNoStartTime,
+    DropReason::kIoMapFull,       DropReason::kPathMapFull,
+    DropReason::kRecursion,       DropReason::kStartCollision};
 
 // A block device number.
 struct DevId {

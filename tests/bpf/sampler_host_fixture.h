@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -62,6 +63,17 @@ inline model::OpStats Delta(const SamplerSnapshot& before,
   return model::Delta(*a, b ? *b : model::OpStats{});
 }
 
+// Steps a test adds to ExactCountsCase: `before_io` runs once the sampler
+// is attached, `after_io` on the test's device and the reads of the sampler
+// around the I/O.
+struct CaseHooks {
+  std::function<void(const BpfSampler&)> before_io;
+  std::function<void(const BpfSampler&, model::DevId dev,
+                     const SamplerSnapshot& before,
+                     const SamplerSnapshot& after)>
+      after_io;
+};
+
 class BpfHostTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -76,7 +88,8 @@ class BpfHostTest : public ::testing::Test {
   // N reads then N writes on a fresh loop device, checked exactly against
   // both fio's count and the device's sysfs stat.
   void ExactCountsCase(const SamplerOptions& options, bool expect_own_start,
-                       const std::string& engine, int iodepth) {
+                       const std::string& engine, int iodepth,
+                       const CaseHooks& hooks = {}) {
     std::string err;
     std::unique_ptr<LoopDevice> loop = LoopDevice::Create(&err);
     ASSERT_NE(loop, nullptr) << err;
@@ -93,6 +106,7 @@ class BpfHostTest : public ::testing::Test {
         BpfSampler::Create(with_stats);
     ASSERT_TRUE(sampler.ok()) << sampler.status();
     loop->Settle();
+    if (hooks.before_io) hooks.before_io(**sampler);
 
     constexpr uint64_t kN = 3000;
     // The block layer's completions of this device as tracefs saw them,
@@ -213,8 +227,10 @@ class BpfHostTest : public ::testing::Test {
     }
     // Nothing that interferes with a loop device here: no map can fill
     // and nothing nests, so these must stay zero.
-    for (DropReason r : {DropReason::kStartMapFull, DropReason::kIoMapFull,
-                         DropReason::kPathMapFull, DropReason::kRecursion}) {
+    for (DropReason r :
+         {DropReason::kStartMapFull, DropReason::kIoMapFull,
+          DropReason::kPathMapFull, DropReason::kRecursion,
+          DropReason::kStartCollision}) {
       EXPECT_EQ(after->dropped[model::Index(r)], 0u)
           << model::Index(r) << drops;
     }
@@ -223,6 +239,7 @@ class BpfHostTest : public ::testing::Test {
       if (p.dev == loop->dev()) EXPECT_EQ(p.stats.failovers, 0u);
     }
     if (options.hctx_slots > 0) ExpectHctxSumsToDisk(*after, *loop);
+    if (hooks.after_io) hooks.after_io(**sampler, loop->dev(), *before, *after);
   }
 
   // Per hardware queue: the device's queues add up exactly to what was

@@ -50,7 +50,8 @@ for op in read write; do
 done
 # No failover and nothing dropped on a healthy fabric.
 expect_eq "failovers" "$(prom_sum "$after" pathwise_path_failovers_total)" 0
-expect_eq "dropped (start map / map full)" \
+expect_eq "dropped (start map / start set / map full)" \
   "$(($(prom_sum "$after" pathwise_bpf_events_dropped_total reason=start_map_full) +
+      $(prom_sum "$after" pathwise_bpf_events_dropped_total reason=start_collision) +
       $(prom_sum "$after" pathwise_bpf_events_dropped_total reason=io_map_full)))" 0
 bpf_stop_agent

@@ -34,6 +34,12 @@ expect_eq "passthru head histogram count" \
   "$(prom_sum "$after" pathwise_head_io_completed_total head="$head" op=passthru)"
 expect_eq "passthru counted as read" \
   "$(prom_delta "$before" "$after" pathwise_head_io_completed_total head="$head" op=read)" 0
+# Passthrough is never stamped by the kernel: every one of these latencies
+# is from pathwise's own stamps, and none was lost to a full set.
+grep -q '^pathwise_bpf_events_dropped_total{reason="start_collision"}' "$after" ||
+  fail "no start_collision series in $after"
+expect_eq "own-stamp starts dropped (start_collision)" \
+  "$(prom_delta "$before" "$after" pathwise_bpf_events_dropped_total reason=start_collision)" 0
 # The kernel fact: passthrough I/O is not in the block stat files.
 expect_eq "sysfs stat reads during passthru" "$((s0b - s0a + s1b - s1a))" 0
 m=$(hist_quantile 0.5 "$before" "$after" pathwise_head_io_latency_seconds head="$head" op=passthru)

@@ -132,6 +132,31 @@ TEST(BlockMapDecoder, SumsOverCpusSaturateAndUnknownOpsAreOther) {
   EXPECT_EQ(s.start_from_own, 3u + 4u + 0u);
 }
 
+// Every drop counter is summed over CPUs into its own field, the own
+// stamps' set collisions included, and reaches the sample.
+TEST(BlockMapDecoder, DropCountersSumOverCpus) {
+  BlockMapDecoder dec(2);
+  pw_counters a = {}, b = {};
+  for (int i = 0; i < PW_CNT_COUNT; ++i) {
+    a.v[i] = 10 * (i + 1);
+    b.v[i] = i + 1;
+  }
+  ASSERT_TRUE(dec.SetCounters(PerCpu<pw_counters>({a, b})).ok());
+  const BlockMaps& m = dec.maps();
+  EXPECT_EQ(m.dropped_start_map_full, 11u * (PW_CNT_DROP_START_FULL + 1));
+  EXPECT_EQ(m.dropped_no_start_time, 11u * (PW_CNT_DROP_NO_START + 1));
+  EXPECT_EQ(m.dropped_io_map_full, 11u * (PW_CNT_DROP_IO_FULL + 1));
+  EXPECT_EQ(m.dropped_path_map_full, 11u * (PW_CNT_DROP_PATH_FULL + 1));
+  EXPECT_EQ(m.dropped_nvme_path_map_full,
+            11u * (PW_CNT_DROP_NVME_PATH_FULL + 1));
+  EXPECT_EQ(m.dropped_hctx, 11u * (PW_CNT_DROP_HCTX + 1));
+  EXPECT_EQ(m.dropped_start_collision,
+            11u * (PW_CNT_DROP_START_COLLISION + 1));
+  const BlockSample s = AssembleSample(m, RetiredDisks());
+  EXPECT_EQ(s.dropped_start_collision, m.dropped_start_collision);
+  EXPECT_EQ(s.dropped_start_map_full, m.dropped_start_map_full);
+}
+
 TEST(BlockMapDecoder, SpillSlotsCountWhenUsed) {
   BlockMapDecoder dec(2);
   pw_io_spill used = {};

@@ -48,7 +48,7 @@ TEST(Labels, NvmeClassesAndDrops) {
   EXPECT_EQ(
       Labels(model::kAllDropReasons, DropReasonLabel),
       (std::set<std::string>{"start_map_full", "no_start_time", "io_map_full",
-                             "path_map_full", "recursion"}));
+                             "path_map_full", "recursion", "start_collision"}));
 }
 
 TEST(Labels, UnknownStatesShowTheKernelsString) {
