@@ -44,7 +44,8 @@ run_serve() { # ARGS...
   tb_iopolicy round-robin || fail "iopolicy"
   "$pw" "$@" >"$TB_OUT/agent.log" 2>&1 &
   pid=$!
-  tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" ||
+  tb_wait 30 sh -c "curl -sf -o /dev/null http://127.0.0.1:$port/healthz || ! kill -0 $pid 2>/dev/null" || true
+  curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" ||
     { cat "$TB_OUT/agent.log"; fail "no /healthz on :$port with: $*"; }
   tb_fio --runtime=3 --iodepth=4 --output="$TB_OUT/fio.txt" >/dev/null 2>&1 || fail "fio"
   sleep 2.5 # two --interval=1s windows
@@ -74,7 +75,10 @@ run_datapath() { # ARGS...
   [[ -n $port ]] || fail "no --listen_address in: $*"
   "$pw" "$@" >"$TB_OUT/device.txt" 2>"$TB_OUT/datapath.log" &
   pid=$!
-  tb_wait 30 test -s "$TB_OUT/device.txt" || { cat "$TB_OUT/datapath.log"; fail "no device announced with: $*"; }
+  # Until the device is announced, or the datapath has exited (a refused
+  # namespace, say): then at once, with its message.
+  tb_wait 30 sh -c "test -s '$TB_OUT/device.txt' || ! kill -0 $pid 2>/dev/null" || true
+  [[ -s $TB_OUT/device.txt ]] || { cat "$TB_OUT/datapath.log"; fail "no device announced with: $*"; }
   dev=$(head -1 "$TB_OUT/device.txt")
   [[ $dev == /dev/ublkb* && -b $dev ]] || fail "'$dev' is not a ublk block device"
   tb_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" ||
