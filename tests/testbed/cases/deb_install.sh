@@ -53,7 +53,7 @@ port=$(sed -nE 's/^ExecStart=.*listen[-_.a-z]*=[^ ]*:([0-9]+).*/\1/p' "/proc/$sp
 [[ -n $port ]] || fail "no listen port in $unit"
 expect_eq "enabled by the postinst" "$(sd systemctl is-enabled pathwise.service)" enabled
 ok=1
-for _ in $(seq 150); do
+for _ in $(seq 300); do
   if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then ok=0; break; fi
   sleep 0.2
 done
