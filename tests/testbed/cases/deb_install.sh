@@ -38,6 +38,11 @@ finish() {
   sd systemctl poweroff --no-block >/dev/null 2>&1 || kill -TERM "$spid" 2>/dev/null
 }
 trap finish EXIT
+# Its manager socket first: before it, is-system-running says "offline".
+for _ in $(seq 600); do
+  [[ -S /proc/$spid/root/run/systemd/private ]] && break
+  sleep 0.3
+done
 state=$(timeout 180 nsenter -t "$spid" -m -p -- systemctl is-system-running --wait 2>&1) || true
 [[ $state == running || $state == degraded ]] || { cat "$out/systemd.log"; fail "systemd: $state"; }
 pass "systemd up as PID 1 of a container in the guest ($state)"
