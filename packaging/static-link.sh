@@ -7,9 +7,8 @@
 #
 # Static: every library with a Debian .a that no library which stays dynamic
 # also links (two copies of one library in a process, a static and a
-# shared one, share no state). Dynamic: glibc; libstdc++ (prometheus-cpp,
-# spdlog and fmt are shared only, and link it); prometheus-cpp, spdlog,
-# fmt (no .a in bookworm); libcurl (its libnghttp2, librtmp, libssh2,
+# shared one, share no state). Dynamic: glibc; libstdc++ (spdlog and fmt
+# are shared only, and link it); spdlog, fmt (no .a in bookworm); libcurl (its libnghttp2, librtmp, libssh2,
 # libpsl, libgssapi and libldap have no .a) and what it shares with others:
 # OpenSSL, GnuTLS and its crypto libraries, zlib, zstd; json-c (no .a).
 set -euo pipefail
@@ -25,7 +24,8 @@ add_static() {  # NAME: its .a and, recursively, what its .so needs
   [[ -n ${seen[$name]:-} ]] && return
   seen[$name]=1
   statics+=("$libdir/lib$name.a")
-  so=$(ls "$libdir/lib$name.so" "$libdir"/lib"$name".so.* 2>/dev/null | head -1)
+  # The versioned file: lib$name.so may be a linker script (ncurses).
+  so=$(ls "$libdir"/lib"$name".so.* 2>/dev/null | head -1)
   [[ -n $so ]] || return 0
   while read -r n; do
     [[ $n =~ $SYSTEM_RE ]] && continue
@@ -35,7 +35,7 @@ add_static() {  # NAME: its .a and, recursively, what its .so needs
     else
       dyn+=("-l:$n")
     fi
-  done < <(readelf -d "$so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
+  done < <(readelf -d "$so" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
 }
 for a in "$@"; do
   name=""

@@ -38,6 +38,11 @@ finish() {
   sd systemctl poweroff --no-block >/dev/null 2>&1 || kill -TERM "$spid" 2>/dev/null
 }
 trap finish EXIT
+# Its manager socket first: before it, is-system-running says "offline".
+for _ in $(seq 600); do
+  [[ -S /proc/$spid/root/run/systemd/private ]] && break
+  sleep 0.3
+done
 state=$(timeout 180 nsenter -t "$spid" -m -p -- systemctl is-system-running --wait 2>&1) || true
 [[ $state == running || $state == degraded ]] || { cat "$out/systemd.log"; fail "systemd: $state"; }
 pass "systemd up as PID 1 of a container in the guest ($state)"
@@ -53,7 +58,7 @@ port=$(sed -nE 's/^ExecStart=.*listen[-_.a-z]*=[^ ]*:([0-9]+).*/\1/p' "/proc/$sp
 [[ -n $port ]] || fail "no listen port in $unit"
 expect_eq "enabled by the postinst" "$(sd systemctl is-enabled pathwise.service)" enabled
 ok=1
-for _ in $(seq 150); do
+for _ in $(seq 300); do
   if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then ok=0; break; fi
   sleep 0.2
 done
