@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Agent: drives the collection pipeline, turns each collection into an
 // immutable model::Snapshot (numbered, counting topology changes between
 // scans), publishes it to the SnapshotStore that exporters read, then lets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command line of the `pathwise` binary: one CLI11 App with the subcommands
 // serve (the default), snapshot, topology, queues, top and lab, built afresh by
 // each ParseArgs call so that parsing keeps no state between calls.

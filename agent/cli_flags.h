@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flags of the agent's commands, each added to its command's CLI::App
 // with the check that turns a bad value into
 // `invalid value "TEXT" for --NAME: PROBLEM`. Internal to agent/cli.cc; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flags of `pathwise queues` and the --queues opt-in of serve and
 // snapshot. Internal to agent/cli.cc, like agent/cli_flags.h.
 #ifndef PATHWISE_AGENT_CLI_QUEUES_H_

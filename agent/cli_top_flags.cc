@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise top`'s flags.
 #include <optional>
 #include <string>

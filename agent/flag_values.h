@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flag helpers every pathwise command's flags are built from: values
 // are strings to CLI11 and parsed by pathwise, so that every bad value gets
 // the same one-line message, `invalid value "TEXT" for --NAME: PROBLEM`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --listen_address: the [host]:port syntax the HTTP server accepts, checked
 // when the flags are parsed so that a bad address is a usage error (exit 2)
 // like any other bad flag, not a failure to start.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise: the agent binary. See `pathwise --help`.
 #include <bpf/libbpf.h>
 #include <malloc.h>

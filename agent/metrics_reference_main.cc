@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise_metrics_reference: writes docs/metrics-reference.md to stdout.
 //
 // There is no central list of families: each exporter file builds its own

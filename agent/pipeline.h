@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One collection as an explicit sequence of typed stages:
 //
 //   topology source  -> model::Topology

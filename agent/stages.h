@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's pipeline stages as the command line asks for them: topology,
 // I/O (the eBPF sampler or the sysfs fallback, and the controller prober),
 // scoring, and serve's actuators.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUT (a .cc defining kVersion/kRevision) from VERSION and `git
 # describe` of SRC. Runs on every build; rewrites OUT only when it changes,
 # so the revision in pathwise_build_info is never stale and unchanged builds

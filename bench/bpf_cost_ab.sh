@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A/B of the block programs' cost per I/O: two builds of pathwise_bpf_tool
 # (say, before and after a change to bpf/), interleaved rounds on one loop
 # device on tmpfs, each round fio randread 4k QD32 io_uring for RUNTIME s

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Calibration for bench/bpf_overhead.sh: empty tp_btf programs on the same
  * tracepoints as pathwise. Their bpf_stats run_time_ns per run is what the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # BPF sampler overhead benchmark.
 #
 # Workload: a loop device on a file in tmpfs, fio randread 4k, QD 32,

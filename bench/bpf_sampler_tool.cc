@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise_bpf_tool: attaches the BPF sampler, reads it every --interval
 // seconds until --duration elapses or SIGINT/SIGTERM, then prints what it
 // saw as `key value` lines. Used by bench/bpf_overhead.sh; also a quick

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The chaos soak: `pathwise datapath` in the testbed (NVMe/TCP, two paths,
 # 6.12 guest, native multipath off) under a random fault schedule drawn
 # from a seed, with the acknowledged-write ledger (tests/data_ledger) writing

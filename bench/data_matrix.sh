@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The data-integrity fault matrix, both sides, one boot per side: every
 # fault of tests/testbed/cases/data_fault.sh against `pathwise datapath`
 # (--multipath off) and against the kernel's multipath head (--multipath

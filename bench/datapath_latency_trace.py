@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-I/O latency breakdown from bench/datapath_latency_trace.sh's traces.
 
 Reads each side directory (kernel/, datapath/) that `testbed run --out` wrote:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where one I/O's time goes, the kernel's NVMe multipath against pathwise's
 # ublk datapath, in the latency-bound scenario of datapath_vs_kernel.sh
 # (lb-symmetric: netem +BASE ms on both paths, fio randread 4k 2 jobs x

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Guest half of bench/datapath_latency_trace.sh (a testbed case script, run
 # by `testbed run`): the latency-bound scenario (netem BASE_DELAY_MS on both

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel's NVMe multipath against pathwise's userspace datapath, in the
 # testbed (NVMe/TCP, two paths, 6.12 guest): the same fio job (random 4k
 # reads, NUMJOBS x IODEPTH, io_uring, direct) on

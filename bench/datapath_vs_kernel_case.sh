@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Guest half of bench/datapath_vs_kernel.sh (a testbed case script, run by
 # `testbed run`): one scenario, one side, every policy of that side in this

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs each exact-count BPF host test RUNS times under load and reports the
 # pass count and every drop it printed.
 #

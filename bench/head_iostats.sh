@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the kernel's double accounting of multipath I/O costs, and what
 # `--head_iostats=off` gives back: IOPS of random 4k reads on the
 # multipath head of the testbed (6.12 guest) in interleaved rounds, with

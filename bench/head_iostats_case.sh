@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Guest half of bench/head_iostats.sh: interleaved rounds of one fio job on
 # the multipath head in four configurations, one line per run to
 # $TB_OUT/rows.txt ("ROUND CONFIG IOPS"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An attack on an HTTP server, and a scraper timed through it: one client
 // address holds `silent` connections that send nothing and `slow` ones
 // that send a request (over TLS: a ClientHello) one byte at a time,

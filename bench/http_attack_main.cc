@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server under attack (bench/http_attack.h), as a benchmark: the
 // agent's routes on the 256-path synthetic topology, over plain HTTP and
 // TLS; 1000 silent and 50 byte-by-byte connections from one address while

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The league table over a scenario family: every policy on 300 drawn
 # scenarios (lab/generate.h, seed 2: the selector's constants were chosen
 # on seed 1, and the test command's fast family is seed 3). Writes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The lab's own run time: the 480 s loss-schedule scenario under every policy.
 # Writes bench/results/lab.txt (the table, wall and CPU seconds).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders /metrics (and /api/v1/snapshot) for a synthetic topology: what one
 // scrape costs, in each exposition.
 // 256 paths = 4 subsystems × 16 heads × 4 controllers (paths per head), with

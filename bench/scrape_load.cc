@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scrape load: the agent's HTTP server with its real routes on the 256-path
 // synthetic topology (4 subsystems x 16 heads x 4 paths), scraped on
 // /metrics by many concurrent clients. The server runs in a child process so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent scrapers for the HTTP server: `clients` threads each fetch one
 // path over a fresh loopback connection in a loop, for a fixed time, and
 // time every scrape. A scrape fails unless it answers 200 with exactly the

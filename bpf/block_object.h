@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The block object (bpf/pathwise_block.bpf.c): block_rq_issue and
 // block_rq_complete, counted per (device, op) with a latency histogram,
 // per-path failovers, disk names and drop counters. Owns the per-path and

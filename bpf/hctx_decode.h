@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding of the per hardware context maps of the block object
 // (pathwise_block.bpf.c with the `queues` switch: pw_hctx_slot, a disk's
 // range of slots, and pw_hctx, per-CPU statistics per slot), on byte

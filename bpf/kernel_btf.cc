@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bpf/kernel_btf.h"
 
 #include <bpf/bpf.h>

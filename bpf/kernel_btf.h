@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads what the BPF sampler needs to know about the running kernel from
 // its BTF: request flag bits and REQ_OP values (which moved between kernel
 // versions, and some were macros before 6.10), the private layout of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding of the raw contents of the block object's BPF maps
 // (pathwise_block.bpf.c: pw_disk, pw_io, pw_io_spill, pw_path, pw_counters)
 // into samples, on byte buffers only: no fds, no libbpf. The reader

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bpf/nvme_object.h"
 
 #include <bpf/btf.h>

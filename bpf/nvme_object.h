@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The nvme object (bpf/pathwise_nvme.bpf.c): nvme_complete_rq of nvme-core,
 // counting per path the completions with a non-zero NVMe status by class
 // and the completions of retried commands. nvme-core may be loaded after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the loaders of pathwise's BPF objects (block_object,
 // nvme_object): libbpf error reporting, per-CPU map reading and the kernel
 // IDs and run statistics of an object's programs, maps and links.

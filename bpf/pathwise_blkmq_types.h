@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The blk-mq fields the per hardware queue statistics (the `queues` switch
  * of pathwise_block.bpf.c) and the own issue stamps' set index read, declared for CO-RE like

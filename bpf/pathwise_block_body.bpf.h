@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Body of the block-layer programs, included twice by pathwise_block.bpf.c:
  *   PW_SFX(name)  appends the flavour suffix to a function name;

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Data layout shared by pathwise's BPF programs and userspace: map keys and
  * values, enum indices and histogram layout constants. Plain fixed-width

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Histogram bucket maths of the BPF programs. model/histogram.h is the same
  * layout in C++ (what userspace merges, exports and takes quantiles of);

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Maps shared by pathwise_block.bpf.c and pathwise_nvme.bpf.c. The nvme
  * object is loaded separately (nvme-core may be loaded later than the

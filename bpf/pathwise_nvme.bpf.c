@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * pathwise nvme_complete_rq sampler: per path, NVMe completions with a
  * non-zero status by Status Code Type, and completions of retried

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * NVMe status classification shared verbatim by the nvme_complete_rq
  * program and userspace (bpf/status.cc), so that the unit tests

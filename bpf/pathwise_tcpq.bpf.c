@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * pathwise NVMe/TCP queue iterator: walks every TCP socket (iter/tcp) and,
  * for those an nvme_tcp queue owns, writes one struct pw_tcpq_rec: the

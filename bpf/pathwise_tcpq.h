@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The record the NVMe/TCP queue iterator (pathwise_tcpq.bpf.c) writes per
  * nvme_tcp socket, shared with its userspace decoder (tcpq_decode.h).

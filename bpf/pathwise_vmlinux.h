@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The few kernel-internal types pathwise's BPF programs touch, declared by
  * hand for CO-RE instead of a full bpftool-generated vmlinux.h.

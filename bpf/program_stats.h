@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain results about the kernel objects of a loaded BPF object: run
 // statistics of its programs and the kernel IDs of what it created. No
 // libbpf here, so that readers of samples need none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The eBPF path sampler: composes pathwise's BPF objects (block_object.h,
 // nvme_object.h) into one reader: the block programs' attach mode, the
 // BPF_ENABLE_STATS fd, the retried nvme attach, and one merged snapshot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Summing per-CPU map values: a sum that would pass 2^64-1 stops there and
 // is counted, so a counter the kernel side let wrap is reported as
 // saturated instead of as a small number.

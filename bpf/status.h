@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel side's view of the model vocabulary (model/types.h): which op
 // class a kernel REQ_OP_* is, and which class an NVMe status is, computed
 // by the same code the BPF programs run. status.cc checks at compile time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bpf/tcpq_decode.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decodes the NVMe/TCP queue iterator's output (struct pw_tcpq_rec,
 // bpf/pathwise_tcpq.h) into typed records. Pure: no libbpf, fuzzed.
 #ifndef PATHWISE_BPF_TCPQ_DECODE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bpf/tcpq_object.h"
 
 #include <bpf/bpf.h>

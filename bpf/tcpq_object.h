@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe/TCP queue iterator (bpf/pathwise_tcpq.bpf.c): for every socket
 // an nvme_tcp queue owns, the controller, the qid, the queue's io_work CPU
 // and the NIC queues recorded on the socket. Needs the nvme_tcp module's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing of the block layer's /sys/block/<dev>/stat file
 // (Documentation/block/stat.rst) into model::IoStats.
 #ifndef PATHWISE_COLLECTORS_BLOCK_STAT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BpfIoCollector: I/O statistics from the eBPF path sampler
 // (bpf/sampler.h). Each interval it reads the sampler's per-CPU
 // maps and joins them with the topology the topology source just built:

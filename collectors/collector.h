@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source interfaces of one collection (agent/pipeline.h runs them in
 // order): a TopologySource scans the NVMe topology, then IoSources read the
 // I/O statistics of that topology's paths and heads. Each source fills a

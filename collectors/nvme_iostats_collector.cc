@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "collectors/nvme_iostats_collector.h"
 
 #include "absl/strings/str_cat.h"

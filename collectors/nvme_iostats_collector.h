@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NvmeIoStatsCollector: the sysfs fallback for I/O statistics. Reads
 // /sys/block/<dev>/stat for every path and head in the topology the
 // topology source just built, and marks the I/O source as "sysfs". The BPF

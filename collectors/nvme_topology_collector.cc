@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "collectors/nvme_topology_collector.h"
 
 #include <dirent.h>

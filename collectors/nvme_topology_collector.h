@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NvmeTopologyCollector: scans subsystems, controllers and paths with libnvme
 // and fills model::Topology. A collection is a raw scan (the libnvme tree
 // walk and the sysfs reads below, into topology_builder.h's RawTopology)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per hardware context I/O of the NVMe paths: the block sampler's
 // per-(disk, hctx) entries (bpf/sampler.h, SamplerOptions::hctx_slots)
 // joined into the queue map's terms (model::PathHctxIo), with each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map's join: what collectors/queue_scan.h read (NVMe/TCP
 // controllers from sysfs, TCP sockets from sock_diag, interface addresses,
 // network devices' queues, IRQs and, when BPF could read them, the

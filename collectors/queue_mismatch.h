@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map's mismatch rules: where flow, NIC queue, IRQ and io_work
 // CPU are not aligned. Pure functions of a model::QueueMap; each rule
 // flags only what the map knows (an unknown link flags nothing).

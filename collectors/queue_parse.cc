@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "collectors/queue_parse.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure parsers of what the queue map reads from the kernel: CPU lists and
 // masks (sysfs), /proc/interrupts, an NVMe fabrics controller's `address`,
 // sock_diag's TCP dump, and the names drivers give their queue IRQs. No

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads what the queue map joins (collectors/queue_map.h): the NVMe/TCP
 // controllers and their hardware contexts from sysfs, every established TCP
 // socket with its tcp_info from sock_diag, the interfaces' addresses, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QueueSource: one reading of the NVMe/TCP queue map. The sysfs, procfs
 // and sock_diag scan (collectors/queue_scan.h), plus, when allowed, the
 // BPF iterator over nvme_tcp's sockets (bpf/tcpq_object.h) for the qid,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "collectors/sysfs_namespace.h"
 
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Presenting a sysfs tree other than the live /sys to libnvme.
 //
 // libnvme 1.3 reads fixed paths under /sys. To honour --sysfs_root (and to

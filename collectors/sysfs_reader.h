@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SysfsReader: the one place that reads sysfs attributes libnvme 1.3 does not
 // give us (iopolicy, subsystem model/serial, cntlid, block stat files, head
 // nsid/dev, ...). The root is a value passed in (node_exporter's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure half of the NVMe topology collector: what one scan read, as plain
 // strings (RawTopology), and BuildTopology(), which turns it into a
 // model::Topology (name parsing, joins, sorting, error accumulation). The

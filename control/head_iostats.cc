@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "control/head_iostats.h"
 
 #include <spdlog/spdlog.h>

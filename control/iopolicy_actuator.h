@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iopolicy actuator: after each published snapshot, the advisor's
 // recommendation goes through the decider's safeguards
 // (control/iopolicy_decider.h) and, with --actuate=on, into the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "control/iopolicy_decider.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iopolicy actuator's decisions, as pure logic: no I/O, no clock (the
 // time is the snapshot's collected_at), no globals. It turns the advisor's
 // recommendation (model::Scoring::iopolicy_recommended, docs/scoring.md)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the iopolicy actuator reads and writes a subsystem's iopolicy: an
 // interface so the actuator is tested without root and without a kernel
 // (a fake that refuses), and its sysfs implementation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "control/probe_scheduler.h"
 
 #include <algorithm>

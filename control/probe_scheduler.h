@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller prober's bookkeeping, without threads or clocks of its own:
 // which controller is due for a probe, which probe timed out, what a
 // completion means, and the cumulative statistics (model::

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning plan of `pathwise queues --plan`: shell commands that would
 // align each NVMe/TCP I/O queue's flow, NIC queue, IRQ and io_work CPU,
 // each with why. Pure: it reads a model::QueueMap and writes text; nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing one sysfs attribute, as the actuators do: the value
 // without its newline, and one write(2) of the whole value to an existing
 // file (never created). Errors name the file and the errno's text.

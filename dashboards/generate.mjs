@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // Generates pathwise's Grafana dashboards (dashboards/*.json) with Grafana's
 // foundation SDK (dashboards/lib/), so the four share variables, data source

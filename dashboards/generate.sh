@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Rewrites dashboards/*.json from generate.mjs, or with --check exits 1 if
 # one is stale. generate.mjs needs tests/deploy's npm dependencies (Grafana's
 # foundation SDK), which tests/deploy/node-run.sh installs with `npm ci` into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keeps PathStates' ANA states current with native multipath off, when the
 // kernel reads no ANA log page itself: each path's controller page
 // (/dev/nvmeX, admin Get Log Page through passthru) is read at start,

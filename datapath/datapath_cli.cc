@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "datapath/datapath_cli.h"
 
 #include "CLI/CLI.hpp"

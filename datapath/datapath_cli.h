@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise datapath`: its flags and the run of the userspace multipath
 // datapath as a ublk block device.
 //

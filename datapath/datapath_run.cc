@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RunDatapath (datapath_cli.h): the checks that get one line each, then the
 // device's life from Create to Stop.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The datapath's Prometheus exposition: what `pathwise datapath` serves on
 // --listen_address.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DatapathRoutes (exposition.h): the datapath's HTTP routes.
 #include <utility>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the datapath does with one NVMe passthru completion, and when a
 // failed path is tried again: pure decisions, no I/O and no clock.
 //

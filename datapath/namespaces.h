@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding the paths of one logical namespace when the kernel does no
 // multipathing (nvme_core.multipath=N): every controller then has its own
 // namespace node nvmeXnY and generic char device /dev/ngXnY (X the

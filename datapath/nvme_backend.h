@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The userspace multipath datapath as a ublk Backend: every block request
 // becomes one NVMe I/O command (Read, Write, Flush, Write Zeroes, Dataset
 // Management/Deallocate) sent by io_uring passthru (NVME_URING_CMD_IO) to

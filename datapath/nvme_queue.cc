@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "datapath/nvme_queue.h"
 
 #include <linux/nvme_ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One ublk queue's half of the NVMe multipath backend (nvme_backend.h):
 // lives on the queue's thread and shares its ring.
 #ifndef PATHWISE_DATAPATH_NVME_QUEUE_H_

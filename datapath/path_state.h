@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of a namespace's paths that every queue of the datapath reads:
 // whether each path may take I/O, as the one seam where failure handling
 // (failover.h), the paths' ANA states and, later, anything else that knows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The path selector of one datapath device, shared by all its queues: one
 // policy::Selector (the classes `pathwise lab` runs), so that every choice
 // sees the I/O in flight on each path over every ublk queue (queue-depth's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Guest side of the demo (runs in the testbed with tblib.sh sourced).
 # Args: PATHWISE_BINARY PHASE_SECONDS [COLUMNS]
 pw=$1 phase=${2:-15} cols=${3:-120}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the pathwise container image with buildah into an OCI archive.
 #   [REGISTRY=host/path] deploy/build-image.sh [PATHWISE_BINARY] [OUT.oci.tar] [TAG]
 #   deploy/build-image.sh --print-tag     # the tag it would give, and exit

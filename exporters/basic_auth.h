@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTTP basic authentication against bcrypt hashes (basic_auth_users of
 // --web.config.file, exporters/web_config.h).
 #ifndef PATHWISE_EXPORTERS_BASIC_AUTH_H_

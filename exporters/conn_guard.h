@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server's bookkeeping of its connections: which to admit, which
 // to close to make room, and which are past their deadline. Pure logic (no
 // sockets, the clock passed in), so every rule tests without a server; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixed set of threads that run the HTTP server's request handlers, taking
 // work from client addresses in turn: each address has its own queue and
 // the threads serve the addresses round-robin, one job each. A client that

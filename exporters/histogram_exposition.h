@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a latency histogram (model/histogram.h, the kernel's log-linear
 // layout: 106 slots, 4 per power of two of nanoseconds) is exposed to
 // Prometheus: as sparse classic buckets (the default metrics profile's), as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server's connections: admission and eviction (ConnGuard), the
 // deadline sweep, and client certificates set on each TLS session before
 // its handshake.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip for the HTTP server's answers: whether a request's Accept-Encoding
 // takes it, and the compression itself (zlib). Prometheus asks for gzip on
 // every scrape; /metrics text for 256 paths shrinks about tenfold.

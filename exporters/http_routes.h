@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's HTTP routes, built from what the agent exposes (the snapshot
 // store, its health, build info) for HttpServer to serve:
 //   /                 the live page (HTML): topology tree, per-path latency

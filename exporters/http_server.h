@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP endpoint: /metrics, /healthz, /api/v1/topology and /.
 //
 // An event-driven server on libmicrohttpd (Debian's 0.9.75, GnuTLS): a few

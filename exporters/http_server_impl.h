@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server's insides, shared by its two halves: connections
 // (http_connections.cc: admission, eviction, deadlines, client
 // certificates) and requests (http_server.cc: handlers on the pool, gzip,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The label values of the model's vocabulary (model/types.h), as the metric
 // contract, the JSON and the text views spell them. The one place where an
 // enum becomes a name on the way out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of sources (one row per family: why the file is long) and the
 // Markdown of the metrics reference; see metrics_reference.h.
 #include "exporters/metrics_reference.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The metrics reference (docs/metrics-reference.md), generated from the
 // families the exporter renders: agent/metrics_reference_main.cc renders
 // snapshots with every source populated and hands the families here, which

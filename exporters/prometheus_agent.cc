@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's own families: build info, collectors, the I/O source,
 // topology changes and the NVMe subsystems seen.
 #include <string>

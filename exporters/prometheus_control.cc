@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The actuators' families (control/): the iopolicy actuator's configured
 // mode and its decisions; the head iostats switch's heads and changes.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's own diagnostic counters (sysfs diag/ of paths, heads and
 // controllers), where the running kernel has them. A counter the kernel does
 // not have has no series, and a family with none is left out, so on older

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders a model::Snapshot as Prometheus metric families. The metric names
 // and label sets are a contract; see docs/metrics.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the Prometheus family groups (prometheus_*.cc): building
 // a family, appending one series to it, and the label sets that several
 // groups repeat. Internal to pathwise_exporters.

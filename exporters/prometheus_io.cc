@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // I/O families of paths, heads and other block devices: the counters the
 // sysfs fallback and the eBPF sampler share, and the sampler's latency
 // histograms and block-layer errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The eBPF sampler's NVMe families (per path, from nvme_complete_rq and the
 // failover hook) and the sampler's own statistics.
 #include <string>

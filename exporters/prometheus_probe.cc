@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller probes' families (control/prober.h): per controller the
 // latency of successful probes and the failures by reason. Nothing when
 // probes are off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf exposition of the Prometheus families: length-delimited
 // io.prometheus.client.MetricFamily messages (exporters/proto/metrics.proto),
 // what a Prometheus with native histograms enabled asks for. Every latency

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe/TCP queue map's families (--queues): per controller its I/O
 // queues and hardware contexts, per TCP flow its socket figures and the
 // queue, CPU and NIC queues behind it where known, and the mismatches; per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scoring families (scoring/stage.h, docs/scoring.md): per
 // path EWMA, weight, score, health and sample age; per head the paths by
 // state and the latency imbalance; per subsystem the advised iopolicy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Topology families: subsystems, heads, paths and controllers with their
 // attributes and states.
 #include <string>

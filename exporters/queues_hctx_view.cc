@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per hardware queue part of the queue map's views (queues_view.h).
 #include <cstdint>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The views of the NVMe/TCP queue map (model/queues.h): the JSON document
 // and the text table `pathwise queues` prints, and the plan's text.
 #ifndef PATHWISE_EXPORTERS_QUEUES_VIEW_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text exposition format (0.0.4), written straight into one string.
 // Byte for byte what prometheus-cpp 1.0.1's TextSerializer writes (numbers
 // as printf's %.16g, NaN as "Nan", infinities as "+Inf"/"-Inf", \\, \" and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON views of a snapshot: the topology tree (GET /api/v1/topology,
 // `pathwise topology --format=json`) and the whole snapshot with I/O
 // statistics, histograms, scoring and collector results

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tree `pathwise topology` prints, in the shape of `nvme show-topology`:
 // subsystem -> head -> paths, each path with its controller, transport,
 // address, controller state and ANA state.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every string pathwise sends out (metric label values, JSON, text views)
 // must be valid UTF-8: Prometheus rejects a whole exposition over one bad
 // label value, and nlohmann::json refuses to serialize one. Strings from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live page's files (exporters/web/: the page, its script and style,
 // and the vendored uPlot charting library), embedded into the binary at
 // build time by exporters/web/embed.cmake: the agent serves them with no

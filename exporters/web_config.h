@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --web.config.file: TLS and basic authentication for the HTTP endpoint, in
 // the YAML format of the Prometheus exporter toolkit (the file node_exporter
 // takes). A key this file format defines but the server cannot honour is

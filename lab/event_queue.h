@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulator's event queue: a 4-ary min-heap ordered by (time, insertion
 // sequence), so simultaneous events pop in insertion order and a run is
 // reproducible.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scenario family run under each policy, and the league table's text and
 // JSON: what `pathwise lab --league N` prints and the results file keeps.
 #ifndef PATHWISE_LAB_FAMILY_H_

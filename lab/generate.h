@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario families: scenarios drawn at random from documented
 // distributions, so that a policy is judged over many cases nobody tuned it
 // for, and each drawn case can be written out as a .scn file to reproduce

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab`: its flags and the run of a scenario under each policy.
 //
 //   pathwise lab --scenario FILE [--policies LIST] [--seed N]

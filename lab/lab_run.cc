@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab`'s runs: a scenario under each policy (with its trace),
 // a family drawn to files, and the league over a family. The flags are in
 // lab_cli.cc.

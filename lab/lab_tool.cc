@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise_lab_tool: `pathwise lab` without the agent. Its command line is
 // lab's flags (AddLabFlags) on an App of its own, so it takes exactly what
 // `pathwise lab` takes.

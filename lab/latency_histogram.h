@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lab's latency histogram, what `pathwise lab` reports p50/p99/p999
 // from: the model's histogram type with a finer layout than the kernel's
 // (64 buckets per octave, < 1.6 % relative width, 128 ns to 1100 s), since

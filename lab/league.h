@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The league table over a scenario family: how each policy fares against
 // the best in every scenario, summarised over the family. Pure arithmetic
 // on simulation results (lab/sim.h), so it tests without simulating.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The league table as a picture: for each policy, its throughput against
 // the best other policy and its p99 against the lowest, per scenario,
 // sorted (an inverse CDF: the height at x is the ratio that x of the family

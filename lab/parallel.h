@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs independent simulations on several threads: each index of [0, n)
 // once, on up to `jobs` threads (0: one per core), the caller's thread
 // among them. The work's results go where `fn` puts them, so the outcome

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulator's random numbers: a xoshiro256++ generator and the unit
 // exponential's inverse CDF. Same seed, same sequence, on every platform.
 #ifndef PATHWISE_LAB_RANDOM_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab` output: a table (MiB/s, IOPS, p50/p99/p999 per policy and
 // op, throughput over the best's, each path's share) with the verdict of
 // lab/verdict.h, CSV or JSON.

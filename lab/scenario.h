@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab` scenarios: paths with a service model, scripted events and a
 // closed-loop workload. The file format is documented in lab/README.md and
 // in docs/lab.md; ParseScenario() reports errors as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `pathwise lab` simulator: a deterministic discrete-event model of one
 // NVMe multipath head, its paths and a closed-loop fio-like workload, run
 // under one path selector of the policy library (policy/selector.h). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the lab's SVG plots share (lab/league_plot.h, lab/timeline_plot.h):
 // text escaping and the series colours.
 #ifndef PATHWISE_LAB_SVG_H_

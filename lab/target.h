@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The far end of a path: the link to the target (serialization, one link per
 // direction) and the target's servers (a FIFO queue in front of
 // `parallelism` servers that each take `service`, or `write_service` for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TCP model of one path: its connections, each with a Reno-like
 // congestion window, per-segment loss with fast retransmit or the
 // retransmission timer, and in-order delivery (head-of-line blocking).

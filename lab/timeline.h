@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scenario run over time: its phases (the spans between scripted events:
 // a delay step, a path going down or up, an ANA change, a loss step) and a
 // fixed number of time bins, each with what every policy completed in it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scenario run as a picture (`pathwise lab --scenario F --plot F.svg`):
 // per policy, its throughput (MiB/s) and p99 latency over simulated time,
 // one panel each, with the phases' boundaries (lab/timeline.h) marked as

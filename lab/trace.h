@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab --trace FILE`: every completed I/O of a scenario's run under
 // each policy, as CSV, to see where a policy's time went: which path held
 // the slow I/Os, when they were sent there, and whether they failed over.

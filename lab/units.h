@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scenario file's value syntax: durations, sizes, bandwidths and
 // fractions with their units, each an error that names the value.
 #ifndef PATHWISE_LAB_UNITS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Which iopolicy should I set?": from one scenario's (or one phase's)
 // results, the best policy a kernel accepts (policy::IsKernelIopolicy) and
 // the best of all, by throughput (MiB/s, reads and writes together, as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the actuators (control/) did, as the model carries it to the
 // exporters: the configured mode, every decision counted by its labels, and
 // each subsystem's last decision. Filled by the iopolicy actuator, attached

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rates over the window between two snapshots: what a client holding two
 // snapshots (a terminal view, a test) computes per device and op: IOPS,
 // bytes/s, mean latency and, where the BPF sampler filled histograms,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's health, as the agent computes it and exporters render it
 // (/healthz): typed state, no transport.
 #ifndef PATHWISE_MODEL_HEALTH_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Latency histograms: a log-linear bucket layout over nanoseconds with
 // Prometheus `le` semantics, and the histogram value type built on it, with
 // exact merging, deltas between two snapshots of one histogram, and

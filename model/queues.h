@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe/TCP queue chain: for each NVMe/TCP controller, its I/O queues
 // (blk-mq hardware contexts), the TCP flows behind them, the network device
 // they leave on, that device's queues and their IRQs.

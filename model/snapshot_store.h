@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SnapshotStore publishes the current model::Snapshot. Collectors build a new
 // Snapshot off to the side and Publish() it; exporters Load() a shared_ptr and
 // render from it without holding any lock while they render, so a slow scrape

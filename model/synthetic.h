@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic snapshots for tests and benchmarks: a deterministic topology of
 // any size, shaped like a real fabric (controllers shared by all heads of a
 // subsystem, one path per head per controller).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pathwise data model: an immutable snapshot of the NVMe multipath
 // topology (subsystems, heads, paths, controllers) plus per-path and per-head
 // I/O statistics and the outcome of each collector.

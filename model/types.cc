@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "model/types.h"
 
 #include "absl/strings/ascii.h"

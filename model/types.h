@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise's vocabulary: the enums and small value types shared by the BPF
 // sampler, the collectors, scoring, the exporters and the simulator. No
 // names here: kernel strings are parsed into these at the collectors, and

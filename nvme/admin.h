@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVMe admin command builders for io_uring passthru (struct nvme_uring_cmd
 // of <linux/nvme_ioctl.h>, sent as NVME_URING_CMD_ADMIN on /dev/nvmeX).
 //

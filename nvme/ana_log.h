@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Asymmetric Namespace Access log page (Get Log Page, LID 0Ch): which
 // ANA group every namespace of a controller is in and each group's ANA
 // state as that controller sees it. The kernel reads it for itself with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a controller's ANA log page through an AdminRing, synchronously:
 // Identify Controller for the page's size, then Get Log Page. For a
 // one-shot caller (a tool, a datapath's start); a caller with a ring of its

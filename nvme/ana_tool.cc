@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise_ana_tool: the ANA log page of each controller named, as one JSON
 // object per line, read the way pathwise reads it (nvme/ana_read.h), for
 // the testbed and for looking at a real node.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVMe I/O command builders for io_uring passthru (struct nvme_uring_cmd of
 // <linux/nvme_ioctl.h>, sent as NVME_URING_CMD_IO on a namespace's generic
 // char device /dev/ngXnY). Pure: they only fill the command; the caller keeps

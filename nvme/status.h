@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVMe completion status decoding for passthru commands: the NVMe status
 // class of a status field, and what an io_uring passthru completion's
 // result means (an NVMe status, or an error from the kernel instead).

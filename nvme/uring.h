@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An io_uring for NVMe admin passthru: 128-byte SQEs and 32-byte CQEs
 // (IORING_SETUP_SQE128 | IORING_SETUP_CQE32, which NVMe passthru
 // requires). One thread owns a ring: submissions and waits are not

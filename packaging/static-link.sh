@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The release binary's link (RULE_LAUNCH_LINK of the pathwise target when
 # PATHWISE_STATIC_RELEASE=ON): "$@" is the link command CMake made. Each
 # library named by STATIC below is swapped for its .a, and what its shared

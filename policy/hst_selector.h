@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hst: dm-multipath's historical-service-time. Each path keeps an EWMA of
 // its completions' service time, updated at every successful completion
 // (the first one sets it); the candidate with the least

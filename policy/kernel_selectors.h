@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's own iopolicies (drivers/nvme/host/multipath.c), as selectors:
 // numa, round-robin and queue-depth. They learn nothing from completions.
 // The per-I/O methods are inline: a caller that knows the concrete type

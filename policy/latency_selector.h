@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latency: the proposed kernel latency iopolicy as we read it. Per CPU and
 // op group, each completion's path latency joins a batch; the first
 // completion at least `window_ns` after the group's last window closes it

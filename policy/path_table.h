@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bookkeeping every selector shares: the head's paths, the candidates
 // (the kernel's rule: usable optimized paths if any, else usable
 // non-optimized ones) and each path's in-flight count.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "policy/pathwise_selector.h"
 
 #include <algorithm>

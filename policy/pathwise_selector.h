@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise: a saturation-aware selector. A path's throughput grows with the
 // I/O in flight on it only up to a knee, where whatever bounds it (its
 // target's servers, its link, its TCP window) is busy; past the knee more

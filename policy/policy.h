@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The path selection policies and their parameters: the vocabulary shared by
 // the selectors (selector.h), `pathwise lab` and a userspace datapath.
 #ifndef PATHWISE_POLICY_POLICY_H_

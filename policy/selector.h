@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path selectors: how one multipath head picks a path for each I/O, behind
 // one interface, so that `pathwise lab` and a userspace datapath run the same
 // code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every selector by its concrete type, and VisitSelector: the one mapping
 // from a Policy to its selector, for callers that want the concrete type.
 #ifndef PATHWISE_POLICY_SELECTORS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path scoring: per-path latency EWMA, weights, health and an iopolicy
 // advisor. Pure logic: no I/O, no clock, no globals. The agent feeds it once
 // per collection window; `pathwise lab`'s "pathwise" policy feeds it once per

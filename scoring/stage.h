@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scoring stage: runs after the topology and I/O sources and turns
 // each window's I/O deltas into per-path latency EWMAs, weights, health and a
 // per-subsystem iopolicy recommendation (scoring/, docs/scoring.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live view of `pathwise top` on ncurses: the lines of ui/text.h drawn
 // with colours, the table scrolled under a fixed title and header, a key
 // line at the bottom; keys go to the pure state machine of ui/top.h.

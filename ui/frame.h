@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One frame of `pathwise top`: what two successive snapshots say about each
 // path, head, controller and subsystem over the interval between them.
 // Pure: no terminal, no clock, no I/O; the renderers (ui/text.h, the JSON

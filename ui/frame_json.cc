@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/frame_json.h"
 
 #include "absl/time/time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise top --format=json`: one frame as a JSON document, for scripts.
 // Rates in per-second units, latencies in seconds (null when unknown),
 // counters as {"total", "interval"}; every table whatever the view, each

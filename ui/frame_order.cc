@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting and filtering of a frame's tables (ui/frame.h).
 #include <algorithm>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked reads of a JSON document's fields for ui/snapshot_json.cc: each
 // names the field (a path such as "subsystems[0].heads[1].nsid") when it is
 // missing or of the wrong type, by throwing FieldError, which the parser

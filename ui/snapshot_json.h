@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The snapshot as it comes back from the wire: GET /api/v1/snapshot (and
 // `pathwise snapshot --format=json`) parsed into a model::Snapshot, so that
 // a client computes rates and quantiles with the model's own types

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `pathwise top` gets its snapshots: a running agent's
 // /api/v1/snapshot over HTTP(S), or (wired by the agent binary) a pipeline
 // of its own sampling locally.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text layout of a `pathwise top` frame: a title line, one line per
 // subsystem (iopolicy, the advisor's recommendation, the actuator's last
 // decision), the userspace datapath's line when the snapshots are its

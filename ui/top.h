@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise top`: the options, the pure state of the live view (what each
 // key does), one frame for scripts (--once, --format=json) and the live
 // terminal view (ncurses, ui/curses_top.cc).

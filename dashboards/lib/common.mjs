@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // What pathwise's dashboards share: the data source, the variables, the
 // PromQL helpers and one builder per kind of panel, on Grafana's foundation

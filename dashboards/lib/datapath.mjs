@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // The userspace datapath's row of the Overview: what `pathwise datapath`
 // (its own process and port, :9879) does with the I/O it sends itself. Its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // pathwise / Fleet: every node together, from the recording rules of group
 // pathwise.fleet (deploy/prometheus/pathwise-rules.yml), which must be

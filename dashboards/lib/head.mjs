@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // pathwise / Head: a namespace's merged latency and how it shares its I/O.
 // A head's series are its paths' summed by head: the default metrics profile

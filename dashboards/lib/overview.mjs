@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // pathwise / Overview: per node and subsystem, what is wrong now.
 import {

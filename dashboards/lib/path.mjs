@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // @ts-check
 // pathwise / Path detail: one or more paths, everything about them.
 import * as common from "@grafana/grafana-foundation-sdk/common";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface between the ublk front end and whatever serves its I/O.
 //
 // The front end runs one thread and one io_uring per ublk queue. For each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /dev/ublk-control: the device lifecycle commands, each an io_uring
 // URING_CMD on an SQE128 ring, waited for one at a time.
 #ifndef PATHWISE_DATAPATH_UBLK_CONTROL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A ublk block device served by a Backend: /dev/ublkbN from Create() until
 // Stop() (or destruction), with no device left behind on any path out.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Backend over a regular file (or any file pread/pwrite works on), for
 // tests and for trying the front end: reads, writes, fdatasync for flush,
 // RWF_DSYNC for FUA, hole punching for discard and write-zeroes. It shares

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure pieces of the ublk front end, kept apart from the io_uring plumbing
 // so that they are unit-tested on a host without ublk_drv: device options
 // and their checks, the ADD_DEV and SET_PARAMS payloads, the io descriptor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One ublk queue: its thread's io_uring (shared with the backend), the
 // queue's io descriptors mapped from /dev/ublkcN, one buffer per tag, and
 // the loop that turns CQEs into QueueCore events.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-queue state machine of the ublk front end, without io_uring: which
 // tags the kernel holds, which the backend holds, which are gone, and what
 // shutdown does with requests the backend never finishes. The io_uring queue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ublk block device's I/O scheduler, set once the disk exists.
 //
 // blk-mq gives a device with one hardware queue mq-deadline by default, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise-ublk: serves a ublk block device over a test backend until
 // SIGTERM or SIGINT, then removes it. It exercises the front end on its own
 // (the testbed runs fio with verification over it); `pathwise datapath`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ublk UAPI this front end uses: <linux/ublk_cmd.h> from the installed
 // kernel headers, plus the definitions that Debian bookworm's headers (6.1)
 // lack. The missing ones are copied by value from the kernel's

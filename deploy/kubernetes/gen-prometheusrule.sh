@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Generates deploy/kubernetes/base/prometheusrule.yaml (a prometheus-operator
 # PrometheusRule) from the single rules source, deploy/prometheus/pathwise-rules.yml.
 # A Prometheus rules file is `groups: [...]` and a PrometheusRule's spec is

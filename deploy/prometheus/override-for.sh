@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes a copy of a Prometheus rules file with `for:` set to one duration.
 # This is the only sanctioned way to shorten `for:` for a test (the
 # end-to-end testbed case uses it); the shipped rules file is never edited

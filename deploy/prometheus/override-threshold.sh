@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes a copy of a Prometheus rules file with some fleet thresholds changed.
 # The thresholds of the fleet alerts are recording rules of one number each
 # (`record: fleet:...` with `expr: vector(N)`, group pathwise.fleet); this

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DOUT=file.cc -DDIR=exporters/web -DFILES="a;b" -P embed.cmake
 # Writes the live page's files as byte arrays with their served names and
 # content types (exporters/web_assets.h), so the agent serves them with no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live page: polls /api/v1/snapshot (same origin, so the browser sends
 // the page's basic-auth credentials), draws the topology tree and, per
 // head, latency and IOPS charts over the last few minutes (uPlot).

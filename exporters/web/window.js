@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What two successive /api/v1/snapshot documents say about each path over
 // the interval between them: IOPS, MiB/s, p50/p99 from the latency
 // histogram's delta (the BPF sampler's; mean latency from time/completed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The agent with the eBPF sampler on this host's real kernel (label bpf):
 #   1. `pathwise serve --bpf=required --devices=all` around exactly N direct
 #      4 KiB reads and N writes on a fresh loop device: the exported

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/bpf/completion_trace.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent witness of a device's request completions for the host
 // tests: a private tracefs instance recording block:block_rq_complete for one
 // device with the tgid of the task each completion ran on. The tests use it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loop devices and fio for the BPF host tests: a loop device over a sparse
 // file with merging off (one fio I/O is one request), its sysfs stat, and
 // fio issuing an exact number of direct 4 KiB I/Os.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tests of the own issue stamps (label `bpf`): pw_start is a
 // set-associative array whose ways other requests share, so these tests
 // fill ways with other requests' stamps from userspace and check that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host test (label `bpf`) of the per hardware queue remote-completion count
 // (--queues: pw_hctx's `remote`, decoded into HctxTotals::remote) against an
 // independent witness. pathwise counts a completion as remote when the CPU

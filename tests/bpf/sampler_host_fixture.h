@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the BPF sampler's host tests (label `bpf`): loop devices
 // on a file, fio issuing an exact number of direct 4 KiB I/Os, and exact
 // agreement with /sys/block/loopN/stat and a tracefs witness. The tests

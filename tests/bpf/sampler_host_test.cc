@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tests of the BPF sampler against the running kernel (label `bpf`):
 // exact counts against fio and /sys/block/loopN/stat, with the kernel's and
 // the sampler's own start times, spill slots and per hardware queue; see

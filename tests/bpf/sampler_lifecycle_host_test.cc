@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host tests of the BPF sampler against the running kernel (label `bpf`):
 // a re-attached loop device is a new disk, bpf_stats, teardown, map
 // preallocation, the verifier and the kernel layout from BTF; see

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `pathwise top` on real eBPF histograms (label bpf): `serve --bpf=required
 # --devices=all` while fio reads a fresh loop device, then
 #   1. `top --format=json`: the loop device's read IOPS within 40% of what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pathwise-ledger: the acknowledged-write ledger (README.md here).
 #include <fcntl.h>
 #include <linux/fs.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/data_ledger/ledger_model.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The acknowledged-write ledger's pure half: what a ledger block holds, and
 // which contents each block may have given what was acknowledged and what
 // failed. No I/O; ledger_run.h drives it.

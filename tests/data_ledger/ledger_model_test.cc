@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ledger's rules: every verdict, the block encoding, the state file.
 #include "tests/data_ledger/ledger_model.h"
 

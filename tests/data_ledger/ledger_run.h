@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The acknowledged-write ledger's I/O: worker threads doing one synchronous
 // operation each at a time (reads, writes of 4 KiB, 64 KiB and larger than
 // the device's largest request, FUA writes, flushes, Write Zeroes and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Alertmanager inhibit example (deploy/alertmanager/inhibit-example.yml):
 # `amtool check-config`, then Debian's Alertmanager running it, given a
 # target-side and a host-side alert and per-path alerts with the labels the

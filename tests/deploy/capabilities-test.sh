@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Least privilege, proven on this kernel (label bpf: root, real BPF):
 # the agent, with the DaemonSet's args and only the DaemonSet's capabilities
 # in its bounding set (and, separately, only the systemd unit's), loads the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks dashboards/*.json and extracts every panel's PromQL.
 //   node check-dashboards.mjs REPO_ROOT OUT_DIR
 // - valid JSON, identical to what dashboards/generate.mjs produces (run from

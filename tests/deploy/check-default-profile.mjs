@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dashboards, recording rules and alerts work with the agent's default
 // metrics profile (--metrics.profile=default, README "What earns a series
 // by default"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks the alert rules against their documented contract, beyond what promtool does:
 // - each alert has severity (critical|warning|info), a summary, and a
 //   description that names subsystem, head, path and controller; the fleet

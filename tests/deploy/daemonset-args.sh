@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Prints what a rendered pathwise DaemonSet gives one of its containers, one
 # item per line, for tests that run the agent the way the DaemonSet does:
 #   daemonset-args.sh [--args|--caps|--containers] [--container NAME] [KUSTOMIZATION_DIR|RENDERED.yaml]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Dashboards: the generator type-checked (tsc), JSON and field checks plus
 # query extraction (check-dashboards.mjs), then every extracted panel query
 # parsed by promtool as a recording rule.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Container image (label image): builds it with deploy/build-image.sh,
 # unpacks the OCI archive, checks that its files are exactly the agent and
 # its ldd closure and that its entrypoint is the agent, then runs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What tests/deploy's manifest checks share: rendering a kustomization with
 // the real kustomize (`kubectl kustomize`, kustomize v5 inside kubectl; the
 // machine image ships kubectl, Debian bookworm's kubernetes-client 1.20 is

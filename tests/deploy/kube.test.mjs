@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kube.mjs, the renderer the manifest checks share: the real kustomize, whose
 // failures surface with kustomize's own message, never as an empty result.
 import assert from "node:assert/strict";

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one of tests/deploy's Node scripts with its npm dependencies:
 #   tests/deploy/node-run.sh WORKDIR SCRIPT.mjs [ARGS...]   (or --test FILE.mjs)
 # WORKDIR also gets dashboards/'s generator (as WORKDIR/dashboards/): it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Renders deploy/kubernetes (as base) and every overlay under
 # deploy/kubernetes/overlays with the real kustomize (`kubectl kustomize`)
 # into OUTDIR, and writes what each DaemonSet container runs:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # promtool on the shipped rules: check rules, the unit tests (promtool test
 # rules), and the `for:` override (deploy/prometheus/override-for.sh) whose
 # copy must still pass `check rules` and differ only in `for:` lines (all of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # deploy/systemd/pathwise.service: `systemd-analyze verify` (with ExecStart
 # pointed at the built binary, since verify checks it exists), the same
 # agent args as the DaemonSet, the hardening directives, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Validates what validate.mjs does not: the overlays no-operator and
 // dashboards, the NetworkPolicy component on every overlay, and the image
 // set in one place. Everything is rendered by the real kustomize

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Validates pathwise's Kubernetes manifests as users get them: the output of
 // the real kustomize (`kubectl kustomize`) for deploy/kubernetes (the
 // read-only base), deploy/kubernetes/overlays/active and overlays/datapath,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the ANA log page parser (nvme/ana_log.h) with the page as a
 // device would return it: any bytes, any length. An accepted page must
 // account for every byte it says it used (header, descriptors, ids) within

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the decoding of the block object's raw BPF map contents
 // (bpf/map_decode.h): map entries of any size and content (disk names
 // without a NUL or not ASCII, any dev_t and diskseq, op values outside

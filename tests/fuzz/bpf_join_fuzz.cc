@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the decoding of the BPF sampler's map contents on the userspace
 // side: a SamplerSnapshot as BlockObject/NvmeObject build it from raw map
 // values (disk names from the kernel's fixed 32-byte gendisk.disk_name

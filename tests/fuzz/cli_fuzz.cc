@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the `pathwise` command line (agent/cli.h ParseArgs, which covers
 // `pathwise lab`'s flags too) on an argv split from the input at NUL bytes,
 // and the --listen_address syntax (exporters/http_server.h) on each

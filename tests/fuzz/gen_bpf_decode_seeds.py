@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the seed corpus of fuzz_bpf_decode (corpus/fuzz_bpf_decode/).
 
 Each seed is laid out for bpf_decode_fuzz.cc's FuzzedDataProvider: map

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the agent's HTTP endpoint in process: the real HttpServer
 // (libmicrohttpd) with the agent's routes (exporters/http_routes.h) over a
 // snapshot, listening on loopback; each input is sent as is on a fresh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the queue map's parsers of kernel output: CPU lists and masks,
 // /proc/interrupts, fabrics addresses, sock_diag reply buffers, queue IRQ
 // names and the BPF queue iterator's records. The first byte picks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds a collectors::RawTopology (what one sysfs/libnvme scan read) from
 // fuzz bytes, for the targets that feed the topology builder. Names come
 // mostly from a small well-formed set (nvme<S>c<C>n<N>, nvme<C>,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every libFuzzer target of a PATHWISE_FUZZ build for a bounded time
 # from its committed seed corpus. Usage:
 #   tests/fuzz/run.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET...]

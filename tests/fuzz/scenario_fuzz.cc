@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the `pathwise lab` scenario parser (lab/scenario.h) and its value
 // parsers. Only parsing: running the simulation on an accepted scenario is
 // the lab's own concern (its limits on job counts and simulated time are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes every parser of a single sysfs attribute's content: the kernel
 // strings (states, iopolicy), the block stat file, integers, dev_t pairs and
 // path disk names. The first byte picks the parser, the rest is the content.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the topology builder (collectors/topology_builder.h) on a raw scan
 // generated from the input (raw_topology.h): every attribute parser in the
 // context of the joins, sorting and error accumulation, plus the invariants

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # An agent on a fixture with traffic, for the tests and pictures that need
 # a live one without a testbed (sourced, bash):
 #   . tests/lib/fixture-agent.sh

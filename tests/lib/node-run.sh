@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a Node script of a test folder with that folder's npm dependencies:
 #   tests/lib/node-run.sh SRCDIR WORKDIR SCRIPT.mjs [ARGS...]   (or --test FILE.mjs...)
 # WORKDIR (in the build tree) gets SRCDIR's package.json, package-lock.json

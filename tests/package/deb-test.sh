@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The .deb as cpack builds it from this build tree (packaging/CMakeLists.txt):
 # - control: package pathwise, the project's version, amd64, and Depends
 #   from dpkg-shlibdeps: the runtime libraries (libc6, libbpf1,

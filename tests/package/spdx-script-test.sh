@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/spdx on a scratch tree: every kind of file without a header fails
 # --check and is named; --fix writes the right header (after a shebang or a
 # doctype, the dual licence on the BPF side: the programs and every header

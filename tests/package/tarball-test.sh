@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The release tarball (scripts/release-tarball, its own build directory):
 # - its name carries the version; it unpacks to pathwise-VERSION-linux-amd64/
 #   with bin/pathwise, the units (ExecStart /usr/local/bin/pathwise, where

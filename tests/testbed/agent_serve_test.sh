@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pathwise serve in the guest (cases/agent_serve_guest.sh: eBPF sampler,
 # round-robin fio load, a netem delay on path 1) answers /metrics and
 # /healthz on a port forwarded to the host's 127.0.0.1, and its live page at

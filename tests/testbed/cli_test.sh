@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Bad use of the testbed command gets a clear message and a non-zero exit.
 # None of these cases boots a VM.
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The launcher's exit status and case handling, in one boot of tcp:1:
 #   - the status is the first failed case's: tcp_subsys passes, exit3
 #     exits 3, so the run exits 3 whatever follows;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # expect_rc.sh RC CMD...: succeeds when CMD exits with exactly RC.
 #
 # CMD's output is kept whole, but when the test fails it is printed after a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `testbed shell` gives an interactive guest on a terminal: the helpers and
 # variables are there, and the shell's exit status is the command's.
 # Drives it through a pseudo-terminal (script(1)) fed from a FIFO.

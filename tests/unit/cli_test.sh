@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end checks of the pathwise binary (label `unit`; needs root for
 # --sysfs_root, curl and promtool).
 #   cli_test.sh PATHWISE FIXTURES_DIR GOLDEN_DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden-file comparison. Regenerate every golden file with
 //   PATHWISE_UPDATE_GOLDEN=1 ctest --test-dir build -L unit
 // (see tests/unit/golden/README.md), then review the diff.

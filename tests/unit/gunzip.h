@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decompresses a gzip member for the HTTP tests (link ZLIB::ZLIB).
 #ifndef PATHWISE_TESTS_UNIT_GUNZIP_H_
 #define PATHWISE_TESTS_UNIT_GUNZIP_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal blocking HTTP/1.0 client over loopback for the in-process server
 // tests: sends one request and returns the whole response.
 #ifndef PATHWISE_TESTS_UNIT_HTTP_CLIENT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Captures spdlog's default logger output for assertions.
 #ifndef PATHWISE_TESTS_UNIT_LOG_CAPTURE_H_
 #define PATHWISE_TESTS_UNIT_LOG_CAPTURE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `promtool check metrics` over an exposition, for the tests of each
 // family builder. promtool missing fails the test (it is a declared
 // dependency), never skips it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks shared by the command-line tests: a parse that must succeed, and
 // one that must fail with a one-line usage error (exit 2 in the binary).
 #ifndef PATHWISE_TESTS_UNIT_USAGE_ERROR_H_

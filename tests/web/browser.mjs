@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live page's browser tests share: Debian's chromium, headless,
 // through puppeteer-core, with every script error, failed request and
 // Content-Security-Policy violation of the page recorded, and pass/fail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live page of an agent in a testbed guest (real NVMe/TCP multipath,
 // the eBPF sampler, fio running, a netem delay on one path), in Debian's
 // chromium on the host through a forwarded port. Checks:

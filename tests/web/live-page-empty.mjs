@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live page of an agent on a host without NVMe multipath: a neutral
 // banner (not the green "none degraded" of a healthy host, not an alert)
 // that says what was found and what to check:

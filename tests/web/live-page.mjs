@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drives the agent's live page in Debian's chromium (headless, through
 // puppeteer-core) and checks what an on-call engineer relies on:
 //   - the tree shows every path of the fixture under its head;

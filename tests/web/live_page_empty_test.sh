@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A host without NVMe multipath (label unit_root: --sysfs_root binds the
 # tree over /sys, which needs root). Two trees: an empty one (no
 # /sys/class/nvme-subsystem: nvme_core not loaded) and one whose class is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The live page at / in a real browser (label unit_root: the agent binds a
 # captured sysfs tree over /sys, which needs root). An agent serves the
 # tcp2-6.12 fixture (a copy, whose two paths' block stat files a writer

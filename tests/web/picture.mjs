@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The docs' pictures that are not the live page itself (scripts/
 // make-pictures), in Debian's chromium through puppeteer-core:
 //

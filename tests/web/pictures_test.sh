@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The docs' pictures can be made (label unit_root: the agent binds a
 # captured sysfs tree over /sys, which needs root): scripts/make-pictures
 # into OUT_DIR, then each picture checked to be what it claims: an SVG that

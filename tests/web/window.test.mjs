@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live page's pure part (exporters/web/window.js: quantiles and rates
 // from two snapshots) and the vendored uPlot against the npm package the
 // lockfile pins. Run by tests/web/node-run.sh with PATHWISE_SOURCE_DIR.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the fleet cases of promtool's rule tests:
   pathwise-fleet.test.yml (shipped thresholds) and
   override/fleet-thresholds.test.yml (thresholds set by override-threshold.sh).

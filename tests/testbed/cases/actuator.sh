@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The iopolicy actuator against the real kernel, tcp:2, path 0 +30 ms under
 # iopolicy numa (which sends every I/O down path 0, the first path) and fio
 # on the head (see switch() for how it gets there).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pathwise serve follows the topology: ANA changes, a controller that goes
 # away (its series removed within two intervals) and comes back.
 # Args: PATHWISE_BINARY

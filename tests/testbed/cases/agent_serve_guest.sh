@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Guest half of agent_serve_test.sh: pathwise serve with the eBPF sampler
 # (fine histogram buckets) on :9877 under round-robin fio load (QD8, rate-limited so that the TCG guest,
 # which also runs the target, keeps CPU for the agent) with a netem delay on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pathwise snapshot / topology against the real topology of this guest.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb_path_ana changes the path's ANA state as the host sees it.
 . "$TB_SCRIPT_DIR/assert.sh"
 tb_path_ana 1 inaccessible || fail "tb_path_ana"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The ANA log page as pathwise reads it (nvme/ana_read.h through io_uring
 # admin passthru, printed by pathwise_ana_tool) against nvme-cli's read of
 # the same page, with multipath off, where the kernel keeps no ANA state;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Small assertion helpers for testbed cases (sourced by the guest scripts).
 fail() {
   echo "FAIL: $*" >&2

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # eBPF sampler, every I/O counted once: for a fixed amount of direct 4k
 # random reads and writes on the head, head completed == path 0 + path 1 ==
 # fio's own I/O count (fio JSON), per op and in bytes; the head histogram is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # eBPF sampler, failover: with reads in flight under round-robin, path 0's
 # link goes down (keep-alive expiry fails its requests over to path 1) and
 # later comes back. fio completes every I/O; pathwise_path_failovers_total of

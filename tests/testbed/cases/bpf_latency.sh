@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # eBPF sampler, per-path latency: under round-robin with a 30 ms netem delay
 # on path 0, the median from pathwise_path_io_latency_seconds is >= 30 ms on
 # path 0 and < 5 ms on path 1.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the eBPF sampler testbed cases (bpf_*.sh); sourced, not a case.
 . "$TB_SCRIPT_DIR/assert.sh"
 bpf_url=http://127.0.0.1:9877

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # eBPF sampler, NVMe passthrough: reads through the head's char device
 # ($TB_NG, fio io_uring_cmd) are exported as op="passthru" on the paths and
 # the head, exactly fio's count; /sys/block/<path>/stat does not see them.

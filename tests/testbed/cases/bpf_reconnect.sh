@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # eBPF sampler, a path disk that reuses a dev_t: with the agent running,
 # path 0's controller is disconnected and connected again while its old
 # controller instance is held open (so the new controller gets another

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The chaos soak (bench/chaos_soak.sh runs it): `pathwise datapath` over
 # both paths of namespace 1 (a memory-backed null_blk under a dm device,
 # so target-side faults can be switched in), the acknowledged-write ledger

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # One fault of the data-integrity matrix, with the acknowledged-write
 # ledger (tests/data_ledger) and fio's crc32c verify as a second witness,
 # against `pathwise datapath` (--multipath off) or, as the control, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The userspace multipath datapath (`pathwise datapath`) on NVMe/TCP with
 # native multipath off, on a second namespace added to the subsystem, a
 # tmpfs file (nvmet's file backend: what Write Zeroes does there is checked

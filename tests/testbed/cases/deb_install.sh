@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The .deb installed and started as a user gets it, tcp:2. The guest has no
 # init system of its own (stage 2 is PID 1), so the host's systemd boots
 # as PID 1 of a container in the guest (its own PID and mount namespaces,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # End to end, as users run it, tcp:2:
 # - pathwise with the exact container args of deploy/kubernetes's DaemonSet
 #   (as kubectl kustomize rendered it on the host: RENDERED_DIR/base),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The container image in the guest, tcp:2: the OCI archive that
 # deploy/build-image.sh built (the deploy_image test) is unpacked here, in
 # the guest, and its filesystem runs the agent the way the DaemonSet does:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The DaemonSet args of every Kubernetes overlay, run in the guest as the
 # base's are (deploy_e2e.sh, deploy_image.sh), tcp:2. The manifests were
 # rendered on the host by the real kustomize (tests/deploy/render-overlays.sh:

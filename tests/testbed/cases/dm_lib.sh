@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Namespace 1 on a device-mapper device over the null_blk, so that cases
 # can switch target-side faults in (dm-flakey, dm-delay). Sourced by
 # data_fault.sh and chaos_soak.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A case that hangs: a child blocked in the kernel (a FIFO nobody opens for
 # writing) and the case's shell waiting for it. Only `--case-timeout` ends
 # it; the launcher must print where both wait, kill them, and run the next

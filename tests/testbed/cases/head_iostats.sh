@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --head_iostats against the real kernel (tcp:2, multipath on):
 #  - off: the head's queue/iostats is 0 while the eBPF sampler runs; fio's
 #    fixed count of I/Os on the head is every one in pathwise's head series

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # --multipath off: every controller has its own namespace and generic device.
 . "$TB_SCRIPT_DIR/assert.sh"
 n=${TB_TOPOLOGY##*:}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Native and coarse classic histograms, side by side in Debian's Prometheus
 # (2.42, --enable-feature=native-histograms), tcp:2 with a 30 ms netem delay
 # on path 0 and round-robin reads over both paths:

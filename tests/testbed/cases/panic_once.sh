@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The launcher's answer to a guest kernel panic mid-run: the first boot
 # crashes the guest kernel here (sysrq c), and the launcher must boot once
 # more and run every case again; the second boot finds the marker the first

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb_path_loss (20%) slows one path; tb_path_down takes a path's link away (its
 # controller leaves "live"); tb_path_up brings it back to live.
 . "$TB_SCRIPT_DIR/assert.sh"

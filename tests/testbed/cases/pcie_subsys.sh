@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pcie:N: QEMU's nvme-subsys with N controllers gives native multipath.
 . "$TB_SCRIPT_DIR/assert.sh"
 n=${TB_TOPOLOGY##*:}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Controller probes, tcp:2, with no I/O at all (--bpf=off: nothing but the
 # probes touches the paths), one boot:
 #  - path 0 +30 ms (netem): its controller's probe latency shows the delay,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Queues and flows: `pathwise queues --format json` against ground truth
 # read independently in the guest (2 CPUs, veth pairs with 2 queue pairs):
 # per controller its sockets and their local ports and byte counts (ss

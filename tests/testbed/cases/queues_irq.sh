@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Queue IRQs of a real NIC (sourced by queues.sh; testbed --nic virtio).
 # Each path is a pair of multi-queue virtio-net NICs with one MSI-X vector
 # per queue (virtioN-input.Q, virtioN-output.Q in /proc/interrupts), so the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb_ctrl_disconnect then tb_ctrl_reconnect leave the subsystem with N live paths.
 . "$TB_SCRIPT_DIR/assert.sh"
 n=${TB_TOPOLOGY##*:}

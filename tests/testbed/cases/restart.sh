@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Restart and crash, tcp:2, under fio on the head (round-robin, both paths):
 # 1. SIGKILL the agent (`serve --bpf=required`), start it again: /metrics
 #    answers within 3 s and carries per-path data from the new sampler

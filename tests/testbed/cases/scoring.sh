@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Path scoring in the agent, tcp:2: under round-robin with fio (QD8,
 # 150 IOPS: path 0 still completes >= 16 I/Os a window at +30 ms, and the
 # TCG guest, which runs the target too, keeps CPU for scrapes)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Soak, tcp:2: `pathwise serve --bpf=required --interval=1s` with fio on the
 # head (round-robin, 4k randread QD8 at 150 IOPS) while path faults cycle,
 # one at a time, each held 10-20 s (seeded random), on alternating paths:

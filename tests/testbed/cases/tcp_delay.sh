@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Under round-robin, a 30 ms netem delay on path 0 makes its mean read latency
 # (from /sys/block/<path>/stat deltas) at least 10x path 1's.
 . "$TB_SCRIPT_DIR/assert.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tcp:N: nvme list-subsys shows one subsystem with N live paths, and the
 # variables name them.
 . "$TB_SCRIPT_DIR/assert.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The ublk front end (datapath/ublk) over its file backend, on the guest's
 # ublk_drv: without the module, the one line; with it, /dev/ublkbN of the
 # file's size, fio randrw 4k with crc32c verification (and a write-then-

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pathwise testbed: helper library, sourced in the guest before the user's
 # script runs. See tests/testbed/README.md for the reference.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Actuators in the pipeline and the agent: each collection carries what
 // they reported so far, they act on the published snapshot, and
 // Agent::Shutdown() stops them and republishes the last snapshot with

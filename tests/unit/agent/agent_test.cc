@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent loop over a pipeline of scripted stages: numbering, topology
 // changes, publication and the typed health state; and ErrorList.
 #include "agent/agent.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iopolicy actuator's flags (--actuate*) and --kernel_queue_depth:
 // defaults, every value stored, bad values in one line (exit 2 in the
 // binary), and that they are serve's only (--kernel_queue_depth also

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ParseArgs' error contract for arguments holding any byte: the message is
 // one line, with control characters escaped; and a stray word before the
 // command is an error, not ignored (both found by tests/fuzz/fuzz_cli).

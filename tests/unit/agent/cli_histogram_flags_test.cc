@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --histogram_buckets and --metrics.profile for serve and snapshot: the
 // default profile with its sparse buckets unless told otherwise, full with
 // today's coarse ones; anything else is a one-line usage error; topology has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `pathwise` command line parsed in-process: defaults per command, every
 // validator's one-line message, flags that do not apply, help and version,
 // and the lab subcommand.

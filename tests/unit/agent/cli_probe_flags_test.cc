@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --probe_interval and --probe_timeout: defaults, values, bad values, and
 // that they belong to serve only.
 #include <gtest/gtest.h>

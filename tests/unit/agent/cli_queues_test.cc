@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise queues` and the --queues opt-in: defaults, values, bad values
 // as one-line usage errors, and which commands take which flag.
 #include <gtest/gtest.h>

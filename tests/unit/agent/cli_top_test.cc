@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise top`'s flags: defaults, values, bad values, and which flags
 // belong to it.
 #include <gtest/gtest.h>

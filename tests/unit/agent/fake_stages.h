@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scripted pipeline stages for the agent tests: a topology source and I/O
 // sources that replay steps and record the order they ran in.
 #ifndef PATHWISE_TESTS_UNIT_AGENT_FAKE_STAGES_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The collection pipeline with scripted stages: stage order, the typed
 // hand-off from each stage to the next, failing and throwing stages, the
 // log-once rule and actuators on the published snapshot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per hardware queue layout: the kernel side's coarse bucketing against
 // the fine histogram's bounds, the decoding of pw_hctx_slot and pw_hctx
 // (sizes, ranges, sums over CPUs, saturation) and the fine-layout view of

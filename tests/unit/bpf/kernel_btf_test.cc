@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReadBlockLayout / ReadNvmeLayout on synthetic BTF shaped like the
 // kernels we support: 6.1 (flags are macros, not in BTF) and >= 6.11
 // (QUEUE_FLAG_* and __RQF_* are enumerators).

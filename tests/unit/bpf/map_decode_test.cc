@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bpf/map_decode.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The BPF collector's glue (collectors/bpf_io_collector.h), without BPF:
 // the join of sampler output with the topology by disk name, head
 // attribution as the exact merge of a head's paths, --devices scoping,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel's diag/ counters of paths, heads and controllers: read from
 // fixture sysfs trees through the topology collector (the captured testbed
 // trees, whose 6.1 and 6.12 kernels have none, and copies of them given a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe collectors against sysfs trees captured from the testbed's guests
 // (tests/fixtures/sysfs/<name>, see tests/fixtures/README.md).
 //

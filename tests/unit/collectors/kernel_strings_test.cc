@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "collectors/kernel_strings.h"
 
 #include "exporters/labels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReadNicChannels on the live kernel: the loopback device has no channels
 // to report (its driver has no get_channels), a device that does not exist
 // and a name no device can have fail with a reason; none of them crashes

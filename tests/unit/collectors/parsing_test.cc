@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure parsing: block stat files, dev ids, path→head names, SysfsReader.
 #include <cstdlib>
 #include <filesystem>

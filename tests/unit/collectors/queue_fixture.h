@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A queue map as BPF sees it on a 4-CPU host: nvme0 with 4 I/O queues over
 // eth0 (mlx5, 2 combined channels; IRQ 40 on CPU 0, IRQ 41 on CPU 1), so
 // the over-subscribed case: qid 1 is aligned, qid 2 shares channel 0 from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per hardware queue join: the sampler's (disk, hctx) entries into the
 // queue map's per-path terms (NVMe disks only, instances of one name
 // summed, natural order), the controller behind a disk name, each hardware

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map's join (sockets to controllers, egress device, queue IRQs,
 // what stays unknown and why) on hand-made scans, and the scan's sysfs and
 // procfs reading on a temporary tree laid out as the kernel lays it out.

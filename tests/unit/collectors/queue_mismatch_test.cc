@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mismatch rules on the over-subscribed fixture and on variants that
 // are aligned, or where a link of the chain is unknown (nothing flagged).
 #include "collectors/queue_mismatch.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map's parsers on the kernel's own formats: CPU lists and masks,
 // /proc/interrupts as x86 and virtio guests write it, fabrics addresses,
 // sock_diag replies (built byte by byte as the kernel lays them out, and one

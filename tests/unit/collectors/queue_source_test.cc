@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue source end to end without a VM: a sysfs tree with one NVMe/TCP
 // controller whose portal is a loopback listener of this test, so that the
 // live sock_diag dump finds the test's own connection as its flow; BPF off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The base of the tests that read captured sysfs trees (tests/fixtures/sysfs)
 // through the collectors: libnvme reads the fixed path /sys, so each test
 // process enters a private mount namespace and binds a tree over /sys, as the

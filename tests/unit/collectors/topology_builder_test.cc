@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BuildTopology() on hand-made raw scans: no /sys, no root.
 #include "collectors/topology_builder.h"
 

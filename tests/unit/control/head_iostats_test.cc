@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The head iostats switch without root: the heads' queue/iostats files in a
 // temporary tree, turned off while the snapshots say the eBPF sampler
 // counts the heads, back on when it fails or another source collects, and

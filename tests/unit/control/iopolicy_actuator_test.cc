@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iopolicy actuator end to end without root: the sysfs file in a
 // temporary tree (written, read back, restored; an unwritable one), a fake
 // kernel that refuses queue-depth, the log line and the report.

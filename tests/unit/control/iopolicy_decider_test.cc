@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iopolicy actuator's decisions as pure logic, on a fake clock (the
 // times passed in): hold, min interval, one decision per recommendation,
 // scope by name or NQN, policies the kernel refused, restore bookkeeping.

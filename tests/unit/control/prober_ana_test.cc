@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prober's ANA log page reads: which controllers want one (no ANA state
 // in sysfs), when the scheduler sends them (after the first successful
 // probe, then every ana_every-th), what it keeps of a page or an error, and

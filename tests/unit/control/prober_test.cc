@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller prober against a fake device and a fake clock (the
 // scheduler), and on its thread against a fake ring that never completes
 // (a hung controller must cost one command, and never hold up Read).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning plan on the over-subscribed fixture: ntuple steering to the
 // channel whose IRQ is on the worker's CPU, IRQ affinity where no such
 // channel exists, XPS masks, channel/queue counts; RPS on a device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ANA monitor on a fake page source: states set from the group that
 // lists each path's namespace, reads at start, on request (an ANA status)
 // and when due, controllers without ANA reporting, failed reads, and the

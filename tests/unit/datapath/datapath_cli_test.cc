@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise datapath`: flag checks, the agent's parsing of the subcommand,
 // and the one-line refusals RunDatapath gives before it touches a device
 // (native multipath on, no such namespace, one path, ublk_drv missing).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The datapath's exposition of its selector: with the pathwise policy, the
 // scoring its selector keeps under the agent's scoring families
 // (pathwise_path_latency_ewma_seconds, pathwise_path_weight, ...), the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The datapath's exposition: its counters under the agent's names and
 // labels where the meaning is the same (the per-controller namespaces as
 // paths, the ublk device as their head), its own pathwise_datapath_*

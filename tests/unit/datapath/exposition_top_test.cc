@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The datapath's /api/v1/snapshot as `pathwise top --url` reads it: the
 // route's document parsed by ui's snapshot parser, two of them made into a
 // frame (per-path rates and window quantiles from the datapath's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The datapath's failure decisions (failover.h) and the paths' shared
 // state (path_state.h), on a fake clock.
 #include "datapath/failover.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fake ublk queue for the NVMe backend's queues: a real io_uring (the
 // backend registers the ng devices on it) whose SQEs are kept aside for the
 // test to read instead of being submitted, and completions recorded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device's geometry and largest request from its paths' sysfs limits
 // (LimitsOf), and how the ublk parameters carry the discard and
 // write-zeroes limits.

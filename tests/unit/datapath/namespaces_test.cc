@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Namespace discovery for the datapath: grouping per-controller namespaces
 // by identity and subsystem (pure), reading them from a sysfs tree laid out
 // as the kernel does with nvme_core.multipath=N (built here, as no captured

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe multipath backend's queue when a command fails: ANA statuses,
 // failover and retries, the no-path wait, timeouts, cancels, and
 // registered buffers (nvme_queue_fixture.h).

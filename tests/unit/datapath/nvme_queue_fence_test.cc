@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe multipath backend's queue and ghost writes: a write cut off by
 // a path failure waits out the write fence before another path takes it;
 // what the controller answered, and reads, move at once. And the seeded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the NVMe multipath backend's queue tests: the queue on a
 // fake ublk queue and a fake clock, over ng devices that are regular files
 // (the backend only registers them; nothing is submitted to a real ring).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe multipath backend's queue: the commands it puts on the ring and
 // path selection through the policy library's selectors, ANA states
 // included (nvme_queue_fixture.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe backend with two ublk queues on fake queue contexts and a fake
 // clock: one selector for the device, so each path's in-flight count is
 // summed over the queues (queue-depth's input, pathwise's in-flight term),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the datapath's exposition tests share: a namespace path per
 // controller (nvme<N>n1 behind ng<N>n1, one subsystem) and the labels its
 // per-path series carry under the agent's names.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/images/architecture.svg is what Graphviz renders from
 # docs/architecture.dot (label unit; ~1 s): renders the .dot (failing on any
 # error or warning of dot) and compares it with the committed SVG.

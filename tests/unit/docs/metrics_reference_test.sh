@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/metrics-reference.md against the code (label unit):
 #   1. pathwise_metrics_reference renders every source's families through
 #      the exporter and joins them with its table of sources; it fails by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The actuator's report as the exporters show it: the mode StateSet, the
 // decisions counter (a golden file, which unit.cli runs promtool over), and
 // each subsystem's last decision in the topology JSON.

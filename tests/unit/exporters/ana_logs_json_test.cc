@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The snapshot JSON's "ana_logs": present only where the prober read ANA
 // log pages, with each controller's groups, read time and last error.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server's pure parts: which connections ConnGuard admits, evicts
 // and times out (on a fake clock), FairPool's turn-taking, gzip
 // negotiation and compression, and the listen address syntax.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Prometheus exposition built from synthetic snapshots: the contract's
 // metric names and labels, StateSets, stale-series removal and a golden file.
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exposition of latency histograms: folding the kernel's fine buckets
 // into the coarse set (counts conserved, `le` kept, quantile error within
 // what the README states), and the native schema-2 mapping (one native

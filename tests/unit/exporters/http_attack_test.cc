@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server under attack, over plain HTTP and TLS: one address holds
 // 1000 silent connections and 50 that send a request (or a TLS
 // ClientHello) a byte every 100 ms, reopening whatever the server closes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server's own error answers (requests it cannot parse) have a fixed
 // status line with nothing of the request in it (tests/fuzz/fuzz_http once
 // found the former civetweb server echoing the request's version token,

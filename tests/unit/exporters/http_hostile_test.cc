@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP server against hostile clients, over real loopback sockets:
 // connections that send nothing, requests sent byte by byte, malformed
 // requests, thousands of idle connections, and a short concurrent scrape

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The agent's routes over a real socket: every route before and after the
 // first collection, /api/v1/snapshot as the same document as
 // `pathwise snapshot --format=json` (histograms included), /healthz from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP endpoint over a real socket: routes, status codes, and a clear
 // error when the port is taken.
 #include "exporters/http_server.h"

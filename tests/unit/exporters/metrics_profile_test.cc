@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --metrics.profile: the default exposition of a busy topology costs at most
 // 50 series per path with reads and writes, family by family as the
 // README's table says; every default sample is a full one with the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller probe families in the exposition: names, labels, one
 // series per failure reason, nothing with probes off, and promtool's
 // verdict on the text; the probes in the snapshot JSON.

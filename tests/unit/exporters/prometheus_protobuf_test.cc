@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf exposition decoded back with libprotobuf and compared with
 // the families it was written from: every family, label and value, native
 // histograms for the kernel layout (and their counts back per kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per hardware queue part of the queue map's views: the
 // pathwise_queue_hctx_* families (labels, coarse histogram, only when
 // counted, promtool's verdict), the JSON member and the text table.

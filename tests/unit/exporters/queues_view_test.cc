@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue map's views: the JSON document's shape and values, the text
 // table with mismatches marked, the Prometheus families (only when the
 // snapshot has a queue map, i.e. --queues) and promtool's verdict on them.

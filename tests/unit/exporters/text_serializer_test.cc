@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SerializeText against prometheus-cpp's own TextSerializer, byte for byte:
 // the exposition of a BPF-like synthetic topology in both bucket layouts,
 // and the corners of the format (escapes, NaN and infinities, exponents,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strings that are not UTF-8 on their way out: the repair itself, and every
 // view of a snapshot whose sysfs strings and collector errors hold raw bytes
 // (a serial copied from Identify data, an error quoting it) stays valid: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --web.config.file end to end against the pathwise binary: a throwaway CA
 # and certificates (openssl), bcrypt hashes (htpasswd), curl over TLS with
 # and without credentials and client certificates (every client_auth_type),

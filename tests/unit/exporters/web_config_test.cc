@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --web.config.file: the parser's checks, the authenticator (header parsing,
 // bcrypt, the cache) and basic auth on the real HTTP server. TLS itself is
 // checked end to end with curl and prometheus (web_config_e2e.sh).

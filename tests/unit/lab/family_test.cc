@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The selector on a fast family: pathwise against the best other policy on
 // drawn scenarios it was not tuned on (this family is seed 3; the league
 // benchmark, bench/lab_league.sh, runs 300 of seed 2).

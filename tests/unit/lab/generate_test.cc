@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scenario generator: the same (seed, index) draws the same scenario,
 // every drawn scenario is a valid .scn file that reads back to itself, the
 // draws cover the documented ranges, drawn scenarios simulate, and

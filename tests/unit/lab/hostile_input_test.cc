@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario files the simulator cannot run are parse errors that say why
 // (time that cannot advance, sizes beyond the stated limits, rto_max below
 // rto_min, a block size of 0); names that are awkward for the outputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lab's flags (AddLabFlags) parsed in-process: defaults, every flag, each
 // check's one-line message, help, and the flags mounted on a subcommand of
 // another App as the agent does.

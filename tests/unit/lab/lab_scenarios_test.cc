@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped scenarios against the claims (label `lab`).
 // loss-schedule-latency-bound.scn is not run here (minutes of CPU); its
 // table is in lab/README.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of `pathwise lab`: the scenario parser, determinism, faults.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The league table's arithmetic on hand-made results: ratios against the
 // best and the best other policy, quantiles, tails, and the losses listed.
 #include "lab/league.h"

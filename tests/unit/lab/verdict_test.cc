@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `pathwise lab`'s answer to "which iopolicy should I set?": the verdict
 // (lab/verdict.h) on hand-made results, and a small phased scenario run end
 // to end: the verdict per phase and overall, the ×best column, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model's vocabulary (model/types.h): op groups, path names, device
 // numbers, which ANA states carry I/O.
 #include "model/types.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nvme/ana_log.h and the Get Log Page builder: hand-built pages (several
 // groups, empty groups, every state, reserved states), hostile pages
 // (truncated at every byte, counts beyond the buffer, counts that would

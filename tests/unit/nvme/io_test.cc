@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NVMe I/O command builders: every field the controller reads.
 #include "nvme/io.h"
 

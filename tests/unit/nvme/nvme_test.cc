@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nvme/: status decoding (against the eBPF sampler's classes), the
 // Identify Controller builder, and the io_uring ring on the host's kernel
 // (no NVMe device needed: no-ops, an eventfd, and a passthru command on a

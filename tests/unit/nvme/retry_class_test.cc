@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nvme::ClassifyForRetry: what a datapath does with each passthru result,
 // by status code type, DNR, the ANA and pathing statuses, and the errnos
 // of a passthru completion.

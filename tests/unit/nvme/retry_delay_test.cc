@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command Retry Delay: the CRD bits of a status, the controller's CRDT1..3
 // from Identify Controller, and the delay they make.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pathwise selector in isolation: time and completions fed by hand.
 #include "policy/pathwise_selector.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the selector tests: paths, I/Os and time units.
 #ifndef PATHWISE_TESTS_UNIT_POLICY_SELECTOR_FIXTURE_H_
 #define PATHWISE_TESTS_UNIT_POLICY_SELECTOR_FIXTURE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The path selectors in isolation: no simulator, time and completions fed by
 // hand.
 #include "policy/selector.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scoring stage with controller probes: an op group without I/O in a
 // window takes its controller's probe latency as its sample, and a
 // controller that cannot be reached makes its paths unusable.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scoring stage in the agent: window deltas from the I/O sources'
 // cumulative counters into the scoring library, and the model fields the
 // exporters render (metrics, topology text and JSON).

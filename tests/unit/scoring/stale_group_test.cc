@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An op group's EWMA that nothing refreshes stops speaking for its path: a
 // slow write during a delay must not hold the path degraded, or its head
 // asymmetric, once the reads have long come back.

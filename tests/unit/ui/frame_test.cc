@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ui/frame: rates, window quantiles and counters between two snapshots;
 // sorting and filtering.
 #include "ui/frame.h"

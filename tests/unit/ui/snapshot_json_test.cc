@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ui/snapshot_json: the agent's /api/v1/snapshot document parsed back into
 // the model, checked against exporters::SnapshotToJson both ways.
 #include "ui/snapshot_json.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two successive snapshots for the ui/ tests, two seconds apart: the
 // synthetic 2 subsystems x 1 head x 2 controllers topology with eBPF
 // latency histograms, scoring (one degraded path), NVMe failovers and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ui/text and ui/frame_json: the frame's text at several widths and views,
 // and its JSON, against golden files (tests/unit/golden/top.txt,
 // top.json); the width contract on every width from 20 to 200.

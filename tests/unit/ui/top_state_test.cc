@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ui/top: what each key of the live view does, without a terminal.
 #include "gtest/gtest.h"
 #include "tests/unit/ui/test_snapshots.h"

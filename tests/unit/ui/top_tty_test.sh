@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `pathwise top` end to end (label unit_root: the agent binds a captured
 # sysfs tree over /sys, which needs root):
 #   1. against an agent (`serve` on the tcp2-6.12 fixture): --once text at

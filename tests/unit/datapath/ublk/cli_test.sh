@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pathwise-ublk's bad-input contract on any host: exit 2 and one line, and
 # the no-ublk_drv line when the control device is missing (pointed at a
 # path that cannot exist, so that a host with ublk_drv gives the same).

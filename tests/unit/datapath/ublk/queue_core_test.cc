@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "datapath/ublk/queue_core.h"
 
 #include <gtest/gtest.h>
