@@ -283,13 +283,14 @@ int Main() {
   }
   std::vector<exporters::ReferenceColumn> columns =
       exporters::DefaultReferenceColumns();
-  columns.push_back(
-      {"default profile",
-       [&in_default, &agent_full](const exporters::FamilyDoc& d) {
-         if (in_default.contains(d.name)) return std::string("yes");
-         if (agent_full.contains(d.name)) return std::string("full only");
-         return std::string("— (datapath)");
-       }});
+  columns.push_back({"default profile",
+                     [&in_default, &agent_full](const exporters::FamilyDoc& d) {
+                       if (in_default.contains(d.name))
+                         return std::string("yes");
+                       if (agent_full.contains(d.name))
+                         return std::string("full only");
+                       return std::string("— (datapath)");
+                     }});
   std::cout << exporters::MetricsReferenceMarkdown(*docs, columns, kIntro);
   return std::cout.good() ? 0 : 1;
 }

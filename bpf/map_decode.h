@@ -84,7 +84,7 @@ struct BlockMaps {
   uint64_t dropped_io_map_full = 0;
   uint64_t dropped_path_map_full = 0;       // by the block programs
   uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
-  uint64_t dropped_hctx = 0;  // counted in pw_io, in no pw_hctx slot
+  uint64_t dropped_hctx = 0;             // counted in pw_io, in no pw_hctx slot
   uint64_t dropped_start_collision = 0;  // every way of the set taken
   // Fallbacks taken (see the top of this file).
   uint64_t bad_names = 0;

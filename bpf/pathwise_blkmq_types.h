@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The blk-mq fields the per hardware queue statistics (the `queues` switch
- * of pathwise_block.bpf.c) and the own issue stamps' set index read, declared for CO-RE like
- * pathwise_vmlinux.h, which must be included first. struct request and
- * struct request_queue are declared there; the fields read here are on
- * flavours (___mq), which libbpf relocates against the same kernel types,
- * so that the default programs' view of the kernel stays as it is.
+ * of pathwise_block.bpf.c) and the own issue stamps' set index read, declared
+ * for CO-RE like pathwise_vmlinux.h, which must be included first. struct
+ * request and struct request_queue are declared there; the fields read here are
+ * on flavours (___mq), which libbpf relocates against the same kernel types, so
+ * that the default programs' view of the kernel stays as it is.
  *
  * Every field exists under this name in Linux 5.17 through 6.18.
  */

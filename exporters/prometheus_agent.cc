@@ -68,11 +68,11 @@ void AddAgentFamilies(const model::Snapshot& snapshot,
              MetricType::Gauge);
   AddGauge(subsystems, {}, presence.subsystems);
   out.push_back(std::move(subsystems));
-  MetricFamily multipath = Family(
-      "pathwise_multipath_subsystems",
-      "NVMe subsystems with at least one multipath head. 0: nothing to "
-      "watch; is nvme_core loaded with multipath=Y?",
-      MetricType::Gauge);
+  MetricFamily multipath =
+      Family("pathwise_multipath_subsystems",
+             "NVMe subsystems with at least one multipath head. 0: nothing to "
+             "watch; is nvme_core loaded with multipath=Y?",
+             MetricType::Gauge);
   AddGauge(multipath, {}, presence.multipath_subsystems);
   out.push_back(std::move(multipath));
 }

@@ -24,8 +24,7 @@ namespace pathwise::lab {
 
 std::vector<PolicyResult> RunPolicies(
     const Scenario& sc, const std::vector<policy::Policy>& policies,
-    uint64_t seed, int jobs, TraceRecorder* trace,
-    TimelineRecorder* timeline) {
+    uint64_t seed, int jobs, TraceRecorder* trace, TimelineRecorder* timeline) {
   std::vector<PolicyResult> results(policies.size());
   ParallelFor(policies.size(), jobs, [&](size_t i) {
     IoObserver observer;

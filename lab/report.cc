@@ -55,13 +55,14 @@ std::string CsvField(absl::string_view s) {
 
 // One table: a row per policy and op, with ×best on the policy's first row
 // and "*" after a policy the kernel cannot be set to.
-std::string Table(const Scenario& sc, const std::vector<PolicyResult>& results) {
+std::string Table(const Scenario& sc,
+                  const std::vector<PolicyResult>& results) {
   std::string shares = "I/O share";
   for (const PathSpec& p : sc.paths) absl::StrAppend(&shares, " ", p.name);
   // "×" is two bytes: the header pads it by hand to the column's width.
-  std::string out = absl::StrFormat("%-12s %-5s %9s %9s %9s %9s %9s  ×best  %s\n",
-                                    "policy", "op", "MiB/s", "IOPS", "p50 ms",
-                                    "p99 ms", "p999 ms", shares);
+  std::string out = absl::StrFormat(
+      "%-12s %-5s %9s %9s %9s %9s %9s  ×best  %s\n", "policy", "op", "MiB/s",
+      "IOPS", "p50 ms", "p99 ms", "p999 ms", shares);
   const std::vector<int> ops = Ops(results);
   const std::vector<double> xbest = XBest(results);
   bool any_unsettable = false;
@@ -116,8 +117,8 @@ std::string FormatTable(
     for (size_t p = 0; p < phases.size(); ++p) {
       absl::StrAppend(&out, "phase ", p + 1, " of ", phases.size(), ", ",
                       Seconds(phases[p].start_ns), "-",
-                      Seconds(phases[p].end_ns), " s: ", phases[p].label,
-                      "\n", Table(sc, by_phase[p]),
+                      Seconds(phases[p].end_ns), " s: ", phases[p].label, "\n",
+                      Table(sc, by_phase[p]),
                       VerdictLines(by_phase[p], Decide(by_phase[p])), "\n");
     }
     absl::StrAppend(&out, "whole run, 0-", Seconds(sc.duration_ns), " s\n");
@@ -208,10 +209,10 @@ nlohmann::ordered_json VerdictJson(const std::vector<PolicyResult>& results) {
 
 }  // namespace
 
-std::string FormatJson(
-    const Scenario& sc, uint64_t seed, const std::vector<PolicyResult>& results,
-    const std::vector<Phase>& phases,
-    const std::vector<std::vector<PolicyResult>>& by_phase) {
+std::string FormatJson(const Scenario& sc, uint64_t seed,
+                       const std::vector<PolicyResult>& results,
+                       const std::vector<Phase>& phases,
+                       const std::vector<std::vector<PolicyResult>>& by_phase) {
   nlohmann::ordered_json j;
   j["scenario"] = sc.name;
   j["description"] = sc.description;

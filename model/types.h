@@ -207,9 +207,9 @@ enum class DropReason : uint8_t {
 };
 inline constexpr size_t kDropReasonCount = 6;
 inline constexpr std::array<DropReason, kDropReasonCount> kAllDropReasons = {
-    DropReason::kStartMapFull,    DropReason::kNoStartTime,
-    DropReason::kIoMapFull,       DropReason::kPathMapFull,
-    DropReason::kRecursion,       DropReason::kStartCollision};
+    DropReason::kStartMapFull, DropReason::kNoStartTime,
+    DropReason::kIoMapFull,    DropReason::kPathMapFull,
+    DropReason::kRecursion,    DropReason::kStartCollision};
 
 // A block device number.
 struct DevId {

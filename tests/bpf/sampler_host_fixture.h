@@ -228,10 +228,9 @@ class BpfHostTest : public ::testing::Test {
     }
     // Nothing that interferes with a loop device here: no map can fill
     // and nothing nests, so these must stay zero.
-    for (DropReason r :
-         {DropReason::kStartMapFull, DropReason::kIoMapFull,
-          DropReason::kPathMapFull, DropReason::kRecursion,
-          DropReason::kStartCollision}) {
+    for (DropReason r : {DropReason::kStartMapFull, DropReason::kIoMapFull,
+                         DropReason::kPathMapFull, DropReason::kRecursion,
+                         DropReason::kStartCollision}) {
       EXPECT_EQ(after->dropped[model::Index(r)], 0u)
           << model::Index(r) << drops;
     }

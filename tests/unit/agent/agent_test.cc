@@ -125,11 +125,10 @@ TEST(Agent, NoMultipathIsHealthyAndLoggedOncePerChange) {
   a.CollectOnce();
   EXPECT_EQ(a.Health().notice, "");
   a.CollectOnce();
-  EXPECT_THAT(logs.Lines(),
-              ::testing::ElementsAre(
-                  "warning " + notice,
-                  "info NVMe multipath subsystems found: 1 of 1",
-                  "warning " + notice));
+  EXPECT_THAT(logs.Lines(), ::testing::ElementsAre(
+                                "warning " + notice,
+                                "info NVMe multipath subsystems found: 1 of 1",
+                                "warning " + notice));
 }
 
 }  // namespace

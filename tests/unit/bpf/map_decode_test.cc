@@ -151,8 +151,7 @@ TEST(BlockMapDecoder, DropCountersSumOverCpus) {
   EXPECT_EQ(m.dropped_nvme_path_map_full,
             11u * (PW_CNT_DROP_NVME_PATH_FULL + 1));
   EXPECT_EQ(m.dropped_hctx, 11u * (PW_CNT_DROP_HCTX + 1));
-  EXPECT_EQ(m.dropped_start_collision,
-            11u * (PW_CNT_DROP_START_COLLISION + 1));
+  EXPECT_EQ(m.dropped_start_collision, 11u * (PW_CNT_DROP_START_COLLISION + 1));
   const BlockSample s = AssembleSample(m, RetiredDisks());
   EXPECT_EQ(s.dropped_start_collision, m.dropped_start_collision);
   EXPECT_EQ(s.dropped_start_map_full, m.dropped_start_map_full);

@@ -126,10 +126,10 @@ Quantiles Both(const Hist& h, double q) {
   return {ClassicQuantile(q, fle, fcum), ClassicQuantile(q, cle, ccum)};
 }
 
-// docs/metrics.md's numbers (Latency histograms): log-normal latencies (sigma 0.02 to 1, medians
-// log-uniform over 8 us to 1 s, so that p99 stays below the last coarse
-// bound, 34.36 s; 4000 I/Os each), p50 and p99 over the coarse buckets
-// against the same over the fine ones. Measured worst cases: p50
+// docs/metrics.md's numbers (Latency histograms): log-normal latencies (sigma
+// 0.02 to 1, medians log-uniform over 8 us to 1 s, so that p99 stays below the
+// last coarse bound, 34.36 s; 4000 I/Os each), p50 and p99 over the coarse
+// buckets against the same over the fine ones. Measured worst cases: p50
 // -20%..+33%, p99 -1%..+60% (sigma 0.02, a near point mass, is the worst;
 // the coarse bucket spans a factor 2).
 TEST(CoarseBuckets, QuantileErrorAgainstFineIsWithinTheStatedBound) {

@@ -416,8 +416,9 @@ TEST(HealthzResponse, NoticeOfAnEmptyHostWithA200) {
   model::Health h{.ready = true,
                   .live = true,
                   .stages = {{"nvme_topology", 0, true, ""}},
-                  .notice = "no NVMe multipath subsystems: is nvme_core "
-                            "loaded with multipath=Y? (x)"};
+                  .notice =
+                      "no NVMe multipath subsystems: is nvme_core "
+                      "loaded with multipath=Y? (x)"};
   HttpResponse r = HealthzResponse(h);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,

@@ -260,16 +260,14 @@ TEST(MetricsProfile, EverythingGolden) {
   }
   s.actuator.emplace();
   s.actuator->mode = model::ActuateMode::kOn;
-  s.actuator->decisions_total[{s.topology.subsystems[0].name,
-                               model::Iopolicy::kNuma,
-                               model::Iopolicy::kRoundRobin,
-                               model::DecisionResult::kApplied}] = 1;
+  s.actuator->decisions_total[{
+      s.topology.subsystems[0].name, model::Iopolicy::kNuma,
+      model::Iopolicy::kRoundRobin, model::DecisionResult::kApplied}] = 1;
   s.head_iostats.emplace();
   s.head_iostats->mode = model::HeadIostatsMode::kOff;
   s.head_iostats->heads_off = 2;
-  s.head_iostats->changes_total[{.restore = false,
-                                 .result = model::DecisionResult::kApplied}] =
-      2;
+  s.head_iostats->changes_total[{
+      .restore = false, .result = model::DecisionResult::kApplied}] = 2;
   const std::string def = SerializeText(BuildFamilies(&s, kBuild, kDefault));
   const std::string full = SerializeText(BuildFamilies(&s, kBuild, kFull));
   testing::ExpectMatchesGolden(def, "everything.default.prom");
