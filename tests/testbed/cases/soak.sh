@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Soak, tcp:2: `pathwise serve --bpf=required --interval=1s` with fio on the
+# Soak, tcp:2: `pathwise serve --bpf=required --interval=1s
+# --metrics.profile=full` with fio on the
 # head (round-robin, 4k randread QD8 at 150 IOPS) while path faults cycle,
 # one at a time, each held 10-20 s (seeded random), on alternating paths:
 # netem delay 30 ms +-10, netem loss 10 %, link down/up, ANA inaccessible,
@@ -224,8 +225,12 @@ fault_off() {
 
 : >"$report"
 tb_iopolicy round-robin || fail "iopolicy"
+# The full metrics profile: it renders every family, and a series that is
+# zero is exported from the first scrape. The default profile leaves a
+# counter out until it moves, so an error counter born mid-run would stay
+# and the series count could never return to its start.
 "$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=required \
-  >"$TB_OUT/serve.log" 2>&1 &
+  --metrics.profile=full >"$TB_OUT/serve.log" 2>&1 &
 agent=$!
 pids+=("$agent")
 tb_wait 60 eval 'scrape "$url/metrics" $d/first.prom && grep -q "^pathwise_path_io_completed_total" $d/first.prom' ||
