@@ -54,7 +54,7 @@ printf 'tls_server_config: {cert_file: tls.crt, key_file: tls.key}\nbasic_auth_u
   "'$(htpasswd -nbBC 4 prom s3cret | cut -d: -f2-)'" >"$web/web.yml"
 
 mapfile -t args < <("$here/daemonset-args.sh" --args)
-port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
+port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--web.listen-address=.*:([0-9]+)$/\1/p')
 mkdir -p "$rootfs/sys" "$rootfs/proc" "$rootfs/dev"
 set +e
 unshare --mount --net --fork -- bash -s -- "$rootfs" "$port" "${args[@]}" <<'INNER'
