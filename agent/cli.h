@@ -120,9 +120,10 @@ exporters::ExpositionOptions ExpositionOf(const Options& o);
 std::string HelpText();
 
 // The flag reference of every command (docs/flags.md) and the pathwise(1)
-// man page, both generated from the commands' definitions.
+// man page (dated `date`, YYYY-MM-DD), both generated from the commands'
+// definitions.
 std::string FlagReferenceMarkdown();
-std::string ManPage(absl::string_view version);
+std::string ManPage(absl::string_view version, absl::string_view date);
 
 }  // namespace pathwise::agent
 

@@ -6,12 +6,14 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/notification.h"
@@ -59,6 +61,18 @@ void SetUpLogging(const Options& o) {
   logger->set_level(spdlog::level::from_str(o.log_level));
   spdlog::set_default_logger(std::move(logger));
   for (const std::string& note : o.deprecated_flags) spdlog::warn("{}", note);
+}
+
+// The man page's date: SOURCE_DATE_EPOCH's (reproducible builds set it),
+// else today's, in UTC.
+std::string ManDate() {
+  absl::Time t = absl::Now();
+  int64_t epoch = 0;
+  if (const char* s = std::getenv("SOURCE_DATE_EPOCH");
+      s != nullptr && absl::SimpleAtoi(s, &epoch)) {
+    t = absl::FromUnixSeconds(epoch);
+  }
+  return absl::FormatTime("%Y-%m-%d", t, absl::UTCTimeZone());
 }
 
 exporters::BuildInfo Build() {
@@ -354,7 +368,7 @@ int Main(int argc, char** argv) {
   const Options& o = *opts;
   switch (o.command) {
     case Command::kHelp:
-      std::cout << (o.help_man ? ManPage(kVersion) : o.help);
+      std::cout << (o.help_man ? ManPage(kVersion, ManDate()) : o.help);
       return 0;
     case Command::kVersion:
       std::cout << "pathwise " << kVersion << " (revision " << kRevision
