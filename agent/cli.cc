@@ -51,6 +51,16 @@ class WrappingFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* opt) const override {
     return Wrap(CLI::Formatter::make_option_desc(opt));
   }
+  // The deprecated aliases' group is left out. It is each command's last
+  // group but for CLI11's hidden one (CLI11 puts a blank line after every
+  // group but the last): each command adds --help first, and the datapath
+  // its aliases after its hidden flags.
+  std::string make_group(std::string group, bool is_positional,
+                         std::vector<const CLI::Option*> opts) const override {
+    if (group == cli::kDeprecatedGroup) return "";
+    return CLI::Formatter::make_group(std::move(group), is_positional,
+                                      std::move(opts));
+  }
   std::string make_subcommand(const CLI::App* sub) const override {
     std::stringstream out;
     CLI::detail::format_help(out, sub->get_display_name(true),
@@ -369,7 +379,7 @@ absl::StatusOr<Options> ParseArgsUnescaped(
       o.help = TopHelp(app);
     } else {
       // `pathwise help COMMAND`: that command's --help.
-      const std::string& word = c.help->remaining().front();
+      const std::string word = c.help->remaining().front();
       for (CLI::App* sub : FlagCommands(c)) {
         if (sub->get_name() == word) o.help = sub->help("pathwise");
       }

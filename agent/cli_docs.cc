@@ -48,7 +48,10 @@ std::vector<Flag> FlagsOf(const CLI::App& app) {
     }
   }
   for (const CLI::Option* opt : app.get_options()) {
-    if (opt == app.get_help_ptr() || opt->get_group().empty()) continue;
+    if (opt == app.get_help_ptr() || opt->get_group().empty() ||
+        opt->get_group() == cli::kDeprecatedGroup) {
+      continue;
+    }
     Flag f;
     f.name = "--" + opt->get_lnames().front();
     f.type = opt->get_type_name();

@@ -293,14 +293,14 @@ void AddHistogramBuckets(CLI::App& app, Options* o) {
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
-  AddAlias<std::string>(app, "listen_address", "web.listen-address",
-                        &o->listen_address, ParseListenAddress,
-                        &o->deprecated_flags);
   AddValue<std::string>(
       app, "web.listen-address", &o->listen_address, ParseListenAddress,
       "[HOST]:PORT", o->listen_address,
       "Address to serve HTTP on, [host]:port: :9877 (every interface, IPv6 "
       "and IPv4), 127.0.0.1:9877, [::1]:9877, [::]:9877 (dual-stack).");
+  AddAlias<std::string>(app, "listen_address", "web.listen-address",
+                        &o->listen_address, ParseListenAddress,
+                        &o->deprecated_flags);
   AddValue<std::string>(
       app, "web.config.file", &o->web_config_file, NonEmpty, "FILE", "",
       "TLS and basic authentication for the endpoint: a YAML file in the "

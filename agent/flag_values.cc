@@ -63,10 +63,10 @@ void AddInterval(CLI::App& app, Options* o, const std::string& help) {
 }
 
 void AddSysfsRoot(CLI::App& app, Options* o, const std::string& help) {
-  AddAlias<std::string>(app, "sysfs_root", "path.sysfs", &o->sysfs_root,
-                        NonEmpty, &o->deprecated_flags);
   AddValue<std::string>(app, "path.sysfs", &o->sysfs_root, NonEmpty, "DIR",
                         o->sysfs_root, help);
+  AddAlias<std::string>(app, "sysfs_root", "path.sysfs", &o->sysfs_root,
+                        NonEmpty, &o->deprecated_flags);
 }
 
 void AddLogFlags(CLI::App& app, Options* o) {
@@ -74,11 +74,11 @@ void AddLogFlags(CLI::App& app, Options* o) {
     return ParseEnum(t, v, {"debug", "info", "warn", "error"},
                      "want debug, info, warn or error");
   };
-  AddAlias<std::string>(app, "log_level", "log.level", &o->log_level, level,
-                        &o->deprecated_flags);
   AddValue<std::string>(
       app, "log.level", &o->log_level, level, "LEVEL", o->log_level,
       "Log level: debug, info, warn or error. Logs go to stderr.");
+  AddAlias<std::string>(app, "log_level", "log.level", &o->log_level, level,
+                        &o->deprecated_flags);
   AddValue<std::string>(
       app, "log.format", &o->log_format,
       [](absl::string_view t, std::string* v) {

@@ -53,14 +53,26 @@ CLI::Option* AddValue(CLI::App& app, const std::string& name, T* out,
 }
 
 // Adds --OLD as a deprecated alias of --NEW (cli::DeprecatedAlias), with
-// the same parsing into `*out`. Added before --NEW, so that --NEW wins
-// when a command line has both.
+// the same parsing into `*out`. Added after --NEW, which wins when a
+// command line has both.
 template <typename T>
 CLI::Option* AddAlias(CLI::App& app, const std::string& old_name,
                       const std::string& new_name, T* out, ParseFn<T> parse,
                       std::vector<std::string>* deprecated) {
-  return cli::DeprecatedAlias(AddValue<T>(app, old_name, out, parse, "", "", ""),
-                         old_name, new_name, deprecated);
+  const CLI::Option* primary = app.get_option("--" + cli::FlagKey(new_name));
+  return cli::DeprecatedAlias(
+      AddValue<T>(
+          app, old_name, out,
+          [primary, parse](absl::string_view text, T* v) {
+            // The check (a value of its own) always; the store only
+            // without --NEW.
+            T value{};
+            std::string problem = parse(text, &value);
+            if (problem.empty() && primary->count() == 0) *v = value;
+            return problem;
+          },
+          "", "", ""),
+      old_name, new_name, deprecated);
 }
 
 std::string ParseInt(absl::string_view text, int* v, int lo, int hi,

@@ -23,7 +23,12 @@ inline std::string FlagKey(std::string_view name) {
   return key;
 }
 
-// An alias's (hidden) description names both flags, "deprecated: --OLD,
+// The group of the aliases. Not CLI11's hidden group (""): CLI11 drops the
+// names of hidden options from its errors. The help formatter leaves this
+// group out (agent/cli.cc), as the flag reference does.
+inline constexpr char kDeprecatedGroup[] = "Deprecated";
+
+// An alias's description names both flags, "deprecated: --OLD,
 // now --NEW": the usage errors suggest --NEW for a near-miss of --OLD, and
 // the flag reference lists --OLD under --NEW.
 inline constexpr std::string_view kAliasWas = "deprecated: --";
@@ -38,7 +43,7 @@ inline CLI::Option* DeprecatedAlias(CLI::Option* alias,
                                     const std::string& new_name,
                                     std::vector<std::string>* deprecated) {
   std::string note = "flag --" + old_name + " is deprecated, use --" + new_name;
-  return alias->group("")
+  return alias->group(kDeprecatedGroup)
       ->description(std::string(kAliasWas) + old_name + std::string(kAliasNow) +
                     new_name)
       ->each([deprecated, note](const std::string&) {
@@ -57,7 +62,7 @@ struct Alias {
 inline std::optional<Alias> AliasOf(const CLI::Option& opt) {
   const std::string& d = opt.get_description();
   const size_t now = d.find(kAliasNow);
-  if (!opt.get_group().empty() || d.rfind(kAliasWas, 0) != 0 ||
+  if (opt.get_group() != kDeprecatedGroup || d.rfind(kAliasWas, 0) != 0 ||
       now == std::string::npos) {
     return std::nullopt;
   }

@@ -76,9 +76,6 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
                  "take back ublk device ID, left by a datapath that died "
                  "with --user-recovery, instead of creating one")
       ->type_name("ID");
-  cli::DeprecatedAlias(
-      app.add_option("--listen-address", f->listen_address),
-      "listen_address", "web.listen-address", &f->deprecated);
   app.add_option("--web.listen-address", f->listen_address,
                  "serve /metrics and /healthz on [host]:port ([::]:PORT for "
                  "IPv6 and IPv4); \"\" "
@@ -110,13 +107,26 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
       ->type_name("DURATION")
       ->default_str("10s");
   // Tests: a captured sysfs tree, another /dev, a missing control node.
-  cli::DeprecatedAlias(app.add_option("--sysfs-root", f->sysfs_root),
-                       "sysfs_root", "path.sysfs", &f->deprecated);
   app.add_option("--path.sysfs", f->sysfs_root)->group("");
   app.add_option("--dev-dir", f->dev_dir)->group("");
   app.add_option("--ublk-control", f->ublk_control)->group("");
   // The fault tests: a datapath with a defect their checks must catch.
   app.add_option("--seed-defect", f->seed_defect)->group("");
+  // The former names, last: the help leaves their group out only as the
+  // last group. Each stores its value only without the new name.
+  auto alias = [&app, f](const std::string& old_name,
+                         const std::string& new_name, std::string* out) {
+    const CLI::Option* primary = app.get_option("--" + cli::FlagKey(new_name));
+    cli::DeprecatedAlias(
+        app.add_option_function<std::string>(
+            "--" + cli::FlagKey(old_name),
+            [primary, out](const std::string& v) {
+              if (primary->count() == 0) *out = v;
+            }),
+        old_name, new_name, &f->deprecated);
+  };
+  alias("listen_address", "web.listen-address", &f->listen_address);
+  alias("sysfs_root", "path.sysfs", &f->sysfs_root);
 }
 
 absl::StatusOr<DatapathOptions> CheckDatapathArgs(const DatapathFlags& f) {

@@ -84,7 +84,7 @@ out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revisi
 # The binary's help: one line per command, no command's flags.
 "$PW" --help >"$tmp/help" && (($(wc -l <"$tmp/help") <= 35)) \
   && grep -q '^  snapshot  ' "$tmp/help" && grep -q 'pathwise COMMAND --help' "$tmp/help" \
-  && ! grep -q -- '--interval' "$tmp/help" \
+  && ! grep -q -- '--web.listen-address' "$tmp/help" \
   && ok "--help: $(wc -l <"$tmp/help") lines" || { fail "--help"; cat "$tmp/help" >&2; }
 "$PW" help | cmp -s - "$tmp/help" && ok "help" || fail "help differs from --help"
 "$PW" serve --help >"$tmp/help" && grep -q -- '--web.listen-address' "$tmp/help" \
@@ -92,6 +92,7 @@ out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revisi
   && ! grep -q -- 'listen_address' "$tmp/help" \
   && ok "serve --help" || fail "serve --help"
 "$PW" help serve | cmp -s - "$tmp/help" && ok "help serve" || fail "help serve differs from serve --help"
+expect_usage 'unknown command "bogus"' help bogus
 # A command's help: its own flags only.
 "$PW" snapshot --help >"$tmp/help" && grep -q -- '--duration' "$tmp/help" \
   && ! grep -q -- '--web.listen-address' "$tmp/help" \

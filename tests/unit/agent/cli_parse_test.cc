@@ -269,7 +269,7 @@ TEST(CliParseTest, HelpOfTheBinaryAndOfACommand) {
         "pathwise COMMAND --help", "Exit status"}) {
     EXPECT_NE(top.find(want), std::string::npos) << want;
   }
-  EXPECT_EQ(top.find("--interval"), std::string::npos) << top;
+  EXPECT_EQ(top.find("--web.listen-address"), std::string::npos) << top;
   EXPECT_LE(std::count(top.begin(), top.end(), '\n'), 35) << top;
   for (absl::string_view line : absl::StrSplit(top, '\n')) {
     EXPECT_LE(line.size(), 80u) << line;

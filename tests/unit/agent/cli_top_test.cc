@@ -74,9 +74,11 @@ TEST(CliTopTest, BadValuesAreOneLineUsageErrors) {
       P({"top", "--format=prometheus"}).status().message(),
       "invalid value \"prometheus\" for --format: top wants text or json");
   EXPECT_EQ(P({"top", "--web.listen-address=:1"}).status().message(),
-            "flag --web.listen-address does not apply to 'pathwise top'");
+            "flag --web.listen-address does not apply to 'pathwise top' "
+            "(see 'pathwise top --help')");
   EXPECT_EQ(P({"serve", "--url=http://x"}).status().message(),
-            "flag --url does not apply to 'pathwise serve'");
+            "flag --url does not apply to 'pathwise serve' "
+            "(see 'pathwise serve --help')");
 }
 
 }  // namespace

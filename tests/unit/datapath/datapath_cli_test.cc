@@ -129,7 +129,8 @@ TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {
   EXPECT_EQ(agent::ParseArgs({"datapath", "--namespace=a", "--interval=1s"})
                 .status()
                 .message(),
-            "flag --interval does not apply to 'pathwise datapath'");
+            "flag --interval does not apply to 'pathwise datapath' "
+            "(see 'pathwise datapath --help')");
 }
 
 class RunDatapathTest : public ::testing::Test {
