@@ -24,7 +24,7 @@ struct Flag {
   std::string type;     // [HOST]:PORT; "" for a flag without a value
   std::string def;      // its default, or ""
   std::string help;     // its description
-  std::vector<std::string> former;  // deprecated aliases: --web.listen-address
+  std::vector<std::string> former;  // deprecated aliases, e.g. --listen_address
 };
 
 struct CommandDoc {

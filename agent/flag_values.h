@@ -87,7 +87,7 @@ std::string ParseBpfMode(absl::string_view text, BpfMode* mode);
 std::string NonEmpty(absl::string_view text, std::string* v);
 
 // --interval, --path.sysfs and --log.level/--log.format as serve and
-// snapshot take them (with the former --path.sysfs and --log.level as
+// snapshot take them (with the former --sysfs_root and --log_level as
 // deprecated aliases).
 void AddInterval(CLI::App& app, Options* o,
                  const std::string& help =

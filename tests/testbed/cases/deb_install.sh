@@ -25,7 +25,7 @@ mountpoint -q /sys/fs/cgroup || mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail 
 unshare --pid --mount --fork --propagation private bash -c '
   mount -t proc proc /proc && mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /tmp &&
   exec env container=pathwise-testbed /lib/systemd/systemd --system \
-    --unit=basic.target --log-target=console --log.level=notice
+    --unit=basic.target --log-target=console --log-level=notice
 ' >"$out/systemd.log" 2>&1 &
 spid=""
 for _ in $(seq 100); do
