@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pathwise binary's CLI11 app, shared by the parser (agent/cli.cc) and
 // the generated references (agent/cli_docs.cc), so that the help, the flag
 // reference and the man page come from the same definitions. Internal to

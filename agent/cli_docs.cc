@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flag reference (docs/flags.md) and the pathwise(1) man page, written
 // from the CLI11 app the parser uses, so that neither can drift from
 // `pathwise COMMAND --help`.

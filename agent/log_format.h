@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binary's log lines (--log.format): logfmt, as the Prometheus
 // exporters write it by default,
 //   ts=2026-12-04T21:03:05.123Z level=info msg="serving on :9877"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conventions every pathwise command's flags follow (agent/ and datapath/
 // both build CLI11 apps): `-` and `_` are the same in flag names, and a
 // renamed flag keeps its former name as a hidden, deprecated alias.

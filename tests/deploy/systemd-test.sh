@@ -49,7 +49,7 @@ if grep -i 'pathwise.service' <<<"$out"; then echo "FAIL verify diagnostics (dro
 echo "ok   systemd-analyze verify with active.conf"
 
 # Its args: the base's (without any --actuate/--probe-interval) plus active mode.
-base_args=$(tr ' ' '\n' <<<"$ds_args" | grep -vE '^--(actuate|probe_interval)(=|$)' | paste -sd' ')
+base_args=$(tr ' ' '\n' <<<"$ds_args" | grep -vE '^--(actuate|probe-interval)(=|$)' | paste -sd' ')
 active_args=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$dropin")
 [[ $active_args == "$base_args --actuate=on --probe-interval=1s" ]] ||
   { echo "FAIL active ExecStart args '$active_args'"; exit 1; }

@@ -135,7 +135,7 @@ check("overlays/active: the base's objects, all but the DaemonSet unchanged", ()
   }
 });
 check("overlays/active: args are the base's plus --actuate=on and --probe-interval=1s", () => {
-  const baseArgs = c.args.filter((a) => !/^--(actuate|probe_interval)(=|$)/.test(a));
+  const baseArgs = c.args.filter((a) => !/^--(actuate|probe-interval)(=|$)/.test(a));
   assert.deepEqual(ac.args, [...baseArgs, ...ACTIVE_ARGS]);
 });
 check("overlays/active: the DaemonSet differs from the base's only in args, securityContext, volumes, mounts and one annotation", () => {

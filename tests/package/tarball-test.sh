@@ -27,7 +27,7 @@ r=$t/$name
 for f in bin/pathwise lib/systemd/system/pathwise.service lib/systemd/system/pathwise-datapath.service \
          share/pathwise/prometheus/pathwise-rules.yml share/pathwise/dashboards/pathwise-overview.json \
          share/pathwise/scenarios/symmetric.scn share/doc/pathwise/LICENSE share/doc/pathwise/NOTICE \
-         share/doc/pathwise/NOTICE.static share/doc/pathwise/DYNAMIC-LIBS.txt; do
+         share/doc/pathwise/NOTICE.static share/doc/pathwise/DYNAMIC-LIBS.txt share/man/man1/pathwise.1; do
   [[ -e $r/$f ]] || fail "the tarball lacks $f"
 done
 grep -q '^ExecStart=/usr/local/bin/pathwise ' "$r/lib/systemd/system/pathwise.service" ||

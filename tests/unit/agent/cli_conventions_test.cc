@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exporter conventions of the command line: the exporter-toolkit
 // spellings (--web.listen-address, --path.sysfs, --log.level,
 // --log.format), the former names as deprecated aliases that still parse,

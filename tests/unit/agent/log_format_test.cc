@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --log.format: the lines the binary's logger writes, captured and parsed
 // back: logfmt by a logfmt reader (below), JSON by nlohmann-json; both
 // carry an RFC 3339 UTC timestamp, the level and the message unchanged
