@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "control/iopolicy_decider.h"
 #include "datapath/datapath_cli.h"
@@ -58,9 +59,13 @@ struct Options {
   // Resolved per command: snapshot prometheus|json, topology text|json.
   std::string format;
   std::string log_level = "info";
+  std::string log_format = "logfmt";  // logfmt | json
+  // One "flag --OLD is deprecated, use --NEW" per former flag name used;
+  // the binary logs each once it has a logger.
+  std::vector<std::string> deprecated_flags;
   // serve, snapshot: which series the exposition carries
   // (--metrics.profile), and the classic buckets of the latency histograms
-  // (--histogram_buckets; nullopt: the profile's, see ExpositionOf).
+  // (--histogram-buckets; nullopt: the profile's, see ExpositionOf).
   exporters::MetricsProfile metrics_profile =
       exporters::MetricsProfile::kDefault;
   std::optional<exporters::HistogramBuckets> histogram_buckets;
@@ -68,20 +73,20 @@ struct Options {
   // them off.
   absl::Duration probe_interval = absl::Seconds(1);
   absl::Duration probe_timeout = absl::Seconds(2);
-  // Path scoring (--ewma_shift, --degraded_ratio, --degraded_windows,
-  // --idle_windows, --recover_windows, --reseed_ratio).
+  // Path scoring (--ewma-shift, --degraded-ratio, --degraded-windows,
+  // --idle-windows, --recover-windows, --reseed-ratio).
   scoring::Config scoring;
-  // serve: the iopolicy actuator (--actuate, --actuate_hold,
-  // --actuate_min_interval, --actuate_subsystems, --actuate_restore).
+  // serve: the iopolicy actuator (--actuate, --actuate-hold,
+  // --actuate-min-interval, --actuate-subsystems, --actuate-restore).
   control::IopolicyActuatorConfig actuate;
-  // serve: --head_iostats (control/head_iostats.h); its sysfs_root is
-  // --sysfs_root's, set when the stage is made.
+  // serve: --head-iostats (control/head_iostats.h); its sysfs_root is
+  // --path.sysfs's, set when the stage is made.
   model::HeadIostatsMode head_iostats = model::HeadIostatsMode::kKeep;
-  // --kernel_queue_depth: whether the kernel has the queue-depth iopolicy;
+  // --kernel-queue-depth: whether the kernel has the queue-depth iopolicy;
   // nullopt (auto): decided by its release (Linux >= 6.11).
   std::optional<bool> kernel_queue_depth;
   // Command::kTop: its own flags (--url, --once, --sort, ...); --interval,
-  // --format, --sysfs_root and --bpf land in the fields above.
+  // --format, --path.sysfs and --bpf land in the fields above.
   ui::TopOptions top;
   // Command::kLab: lab's own flags (lab/lab_cli.h).
   lab::LabOptions lab;
@@ -93,23 +98,32 @@ struct Options {
   // as typed and as checked.
   datapath::DatapathFlags datapath_flags;
   datapath::DatapathOptions datapath;
-  // Command::kHelp: what to print, the help of the command it was asked of
-  // (`pathwise snapshot --help`) or of the whole binary.
+  // Command::kHelp: what to print: the help of the command it was asked of
+  // (`pathwise snapshot --help`), of the binary, or (hidden `pathwise help
+  // --markdown` / `--man`) the flag reference generated from the commands.
   std::string help;
+  // `pathwise help --man`: print ManPage() (which needs the version).
+  bool help_man = false;
 };
 
 // Parses argv (argv[0] excluded). Flags follow their command; without a
-// command (or with flags only) the command is serve. The error message is a
-// single line.
+// command (or with flags only) the command is serve. `-` and `_` are the
+// same in flag names. The error message is a single line.
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
 
 // The exposition serve and snapshot render: the profile, and the buckets
 // given or else the profile's (sparse by default, coarse with full).
 exporters::ExpositionOptions ExpositionOf(const Options& o);
 
-// `pathwise --help`: every command with its flags, descriptions and
-// defaults.
+// `pathwise --help`: the commands, one line each, and the global flags;
+// each command's flags are in `pathwise COMMAND --help`.
 std::string HelpText();
+
+// The flag reference of every command (docs/flags.md) and the pathwise(1)
+// man page (dated `date`, YYYY-MM-DD), both generated from the commands'
+// definitions.
+std::string FlagReferenceMarkdown();
+std::string ManPage(absl::string_view version, absl::string_view date);
 
 }  // namespace pathwise::agent
 

@@ -28,7 +28,7 @@ void AddScoring(CLI::App& app, scoring::Config* c) {
     return ParseInt(t, v, 1, INT_MAX, "must be >= 1");
   };
   AddValue<int>(
-      app, "ewma_shift", &c->ewma_shift,
+      app, "ewma-shift", &c->ewma_shift,
       [](absl::string_view t, int* v) {
         return ParseInt(t, v, 0, 16, "want 0 to 16");
       },
@@ -36,7 +36,7 @@ void AddScoring(CLI::App& app, scoring::Config* c) {
       "Path scoring: latency EWMA weight; each window's mean counts "
       "1/2^shift (3: 1/8 new, 7/8 old, as the kernel's latency iopolicy).");
   AddValue<double>(
-      app, "degraded_ratio", &c->degraded_ratio,
+      app, "degraded-ratio", &c->degraded_ratio,
       [](absl::string_view t, double* v) {
         std::string p = ParseDouble(t, v);
         // `!(x > 1)` also rejects NaN.
@@ -47,22 +47,22 @@ void AddScoring(CLI::App& app, scoring::Config* c) {
       },
       "RATIO", absl::StrCat(c->degraded_ratio),
       "Path scoring: a path whose latency EWMA is at least this many times "
-      "the best usable sibling's (for --degraded_windows windows) is "
+      "the best usable sibling's (for --degraded-windows windows) is "
       "degraded; > 1.");
-  AddValue<int>(app, "degraded_windows", &c->degraded_windows, at_least_one,
+  AddValue<int>(app, "degraded-windows", &c->degraded_windows, at_least_one,
                 "N", std::to_string(c->degraded_windows),
-                "Path scoring: consecutive windows over --degraded_ratio "
+                "Path scoring: consecutive windows over --degraded-ratio "
                 "before a path is degraded; >= 1.");
-  AddValue<int>(app, "idle_windows", &c->idle_windows, at_least_one, "N",
+  AddValue<int>(app, "idle-windows", &c->idle_windows, at_least_one, "N",
                 std::to_string(c->idle_windows),
                 "Path scoring: windows without a completed I/O before a path "
                 "is idle; >= 1.");
-  AddValue<int>(app, "recover_windows", &c->recover_windows, at_least_one, "N",
+  AddValue<int>(app, "recover-windows", &c->recover_windows, at_least_one, "N",
                 std::to_string(c->recover_windows),
                 "Path scoring: consecutive clean windows before a degraded or "
                 "failed path is healthy again; >= 1.");
   AddValue<double>(
-      app, "reseed_ratio", &c->reseed_ratio,
+      app, "reseed-ratio", &c->reseed_ratio,
       [](absl::string_view t, double* v) {
         std::string p = ParseDouble(t, v);
         if (p.empty() && *v != 0 && (!(*v > 1) || std::isinf(*v))) {
@@ -78,11 +78,11 @@ void AddScoring(CLI::App& app, scoring::Config* c) {
       "plain EWMA), else > 1.");
 }
 
-// The iopolicy actuator's flags and --kernel_queue_depth, which the advisor
+// The iopolicy actuator's flags and --kernel-queue-depth, which the advisor
 // and the actuator both follow.
 void AddKernelQueueDepth(CLI::App& app, Options* o) {
   AddValue<std::optional<bool>>(
-      app, "kernel_queue_depth", &o->kernel_queue_depth,
+      app, "kernel-queue-depth", &o->kernel_queue_depth,
       [](absl::string_view t, std::optional<bool>* v) -> std::string {
         if (t == "auto") {
           *v = std::nullopt;
@@ -127,17 +127,17 @@ void AddActuate(CLI::App& app, Options* o) {
                                                     : "must not be negative";
   };
   AddValue<absl::Duration>(
-      app, "actuate_hold", &c.hold, duration, "DURATION",
+      app, "actuate-hold", &c.hold, duration, "DURATION",
       absl::FormatDuration(c.hold),
       "Iopolicy actuator: how long the advisor must keep recommending a "
       "policy before it is applied.");
   AddValue<absl::Duration>(
-      app, "actuate_min_interval", &c.min_interval, duration, "DURATION",
+      app, "actuate-min-interval", &c.min_interval, duration, "DURATION",
       absl::FormatDuration(c.min_interval),
       "Iopolicy actuator: at most one change (or failed attempt) per "
       "subsystem per this interval.");
   AddValue<std::string>(
-      app, "actuate_subsystems", &c.subsystems,
+      app, "actuate-subsystems", &c.subsystems,
       [](absl::string_view t, std::string* v) {
         *v = std::string(t);
         return control::SubsystemRegexProblem(*v).empty()
@@ -147,23 +147,23 @@ void AddActuate(CLI::App& app, Options* o) {
       "REGEX", c.subsystems,
       "Iopolicy actuator: only subsystems whose whole name (nvme-subsys0) or "
       "whole NQN matches this regular expression are changed.");
-  app.add_flag("--actuate_restore", c.restore,
+  app.add_flag("--actuate-restore", c.restore,
                "Iopolicy actuator: on exit (SIGTERM, SIGINT), set each "
                "subsystem pathwise changed back to the policy it found; "
-               "--actuate_restore=false leaves the last one.")
+               "--actuate-restore=false leaves the last one.")
       ->default_str("true")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             if (text == "true" || text == "false") return "";
             return absl::StrCat("invalid value \"", text,
-                                "\" for --actuate_restore: want true or false");
+                                "\" for --actuate-restore: want true or false");
           },
           ""));
 }
 
 void AddHeadIostats(CLI::App& app, Options* o) {
   AddValue<model::HeadIostatsMode>(
-      app, "head_iostats", &o->head_iostats,
+      app, "head-iostats", &o->head_iostats,
       [](absl::string_view t, model::HeadIostatsMode* m) -> std::string {
         if (t == "keep") {
           *m = model::HeadIostatsMode::kKeep;
@@ -196,7 +196,7 @@ void AddCollection(CLI::App& app, Options* o) {
       "eBPF sampler: auto (use it when the kernel allows, else sysfs "
       "counters), required (fail without it), off (sysfs counters only).");
   // A bool flag: bare, or =true/=false.
-  app.add_flag("--bpf_stats", o->bpf_stats,
+  app.add_flag("--bpf-stats", o->bpf_stats,
                "Turn on the kernel's BPF program run-time statistics "
                "(kernel.bpf_stats_enabled, via a BPF_ENABLE_STATS fd held "
                "while pathwise runs) to export "
@@ -207,7 +207,7 @@ void AddCollection(CLI::App& app, Options* o) {
           [](std::string& text) -> std::string {
             if (text == "true" || text == "false") return "";
             return absl::StrCat("invalid value \"", text,
-                                "\" for --bpf_stats: want true or false");
+                                "\" for --bpf-stats: want true or false");
           },
           ""));
   AddValue<std::string>(
@@ -223,10 +223,10 @@ void AddCollection(CLI::App& app, Options* o) {
   AddKernelQueueDepth(app, o);
 }
 
-// Controller probes: --probe_interval and --probe_timeout.
+// Controller probes: --probe-interval and --probe-timeout.
 void AddProbes(CLI::App& app, Options* o) {
   AddValue<absl::Duration>(
-      app, "probe_interval", &o->probe_interval,
+      app, "probe-interval", &o->probe_interval,
       [](absl::string_view t, absl::Duration* d) {
         std::string p = ParseDurationFlag(t, d);
         return !p.empty() || *d >= absl::ZeroDuration()
@@ -238,9 +238,9 @@ void AddProbes(CLI::App& app, Options* o) {
       "admin command per controller through io_uring on /dev/nvmeX, timed "
       "(pathwise_controller_probe_*); an idle path is scored from its "
       "controller's probes and an unreachable controller's paths are failed. "
-      "0 turns probes off. Off with a --sysfs_root other than /sys.");
+      "0 turns probes off. Off with a --path.sysfs other than /sys.");
   AddValue<absl::Duration>(
-      app, "probe_timeout", &o->probe_timeout,
+      app, "probe-timeout", &o->probe_timeout,
       [](absl::string_view t, absl::Duration* d) {
         std::string p = ParseDurationFlag(t, d);
         return !p.empty() || *d > absl::ZeroDuration() ? p : "must be positive";
@@ -253,7 +253,7 @@ void AddProbes(CLI::App& app, Options* o) {
 
 void AddHistogramBuckets(CLI::App& app, Options* o) {
   AddValue<std::optional<exporters::HistogramBuckets>>(
-      app, "histogram_buckets", &o->histogram_buckets,
+      app, "histogram-buckets", &o->histogram_buckets,
       [](absl::string_view t, std::optional<exporters::HistogramBuckets>* b) {
         if (t == "sparse") {
           *b = exporters::HistogramBuckets::kSparse;
@@ -286,25 +286,28 @@ void AddHistogramBuckets(CLI::App& app, Options* o) {
       "but in-flight: "
       "sum the paths'; StateSets of paths as their current state only; an "
       "op's series once it has I/O; sparse histogram buckets for read, "
-      "write and passthru). full: every series (README, \"What earns a "
-      "series by default\").");
+      "write and passthru). full: every series (docs/metrics.md, \"What "
+      "earns a series by default\").");
 }
 
 }  // namespace
 
 void AddServeFlags(CLI::App& app, Options* o) {
   AddValue<std::string>(
-      app, "listen_address", &o->listen_address, ParseListenAddress,
+      app, "web.listen-address", &o->listen_address, ParseListenAddress,
       "[HOST]:PORT", o->listen_address,
       "Address to serve HTTP on, [host]:port: :9877 (every interface, IPv6 "
       "and IPv4), 127.0.0.1:9877, [::1]:9877, [::]:9877 (dual-stack).");
+  AddAlias<std::string>(app, "listen_address", "web.listen-address",
+                        &o->listen_address, ParseListenAddress,
+                        &o->deprecated_flags);
   AddValue<std::string>(
       app, "web.config.file", &o->web_config_file, NonEmpty, "FILE", "",
       "TLS and basic authentication for the endpoint: a YAML file in the "
       "Prometheus exporter-toolkit format (tls_server_config, "
       "basic_auth_users), read once at start. A bad file exits 2.");
   AddValue<int>(
-      app, "web.max_connections_per_client", &o->web_max_connections_per_client,
+      app, "web.max-connections-per-client", &o->web_max_connections_per_client,
       [](absl::string_view t, int* v) {
         return ParseInt(t, v, 0, 1024, "want 0 (no limit) to 1024");
       },
@@ -314,7 +317,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
       "waited longest without a request in progress (counted in "
       "pathwise_http_connections_refused_total). 0: no limit.");
   AddValue<int>(
-      app, "web.max_connections", &o->web_max_connections,
+      app, "web.max-connections", &o->web_max_connections,
       [](absl::string_view t, int* v) {
         return ParseInt(t, v, 1, 65536, "want 1 to 65536");
       },
@@ -326,7 +329,7 @@ void AddServeFlags(CLI::App& app, Options* o) {
   AddActuate(app, o);
   AddHeadIostats(app, o);
   AddProbes(app, o);
-  AddLogLevel(app, o);
+  AddLogFlags(app, o);
 }
 
 void AddSnapshotFlags(CLI::App& app, Options* o) {
@@ -342,13 +345,13 @@ void AddSnapshotFlags(CLI::App& app, Options* o) {
   AddFormat(app, o, "snapshot", "prometheus", "json");
   AddCollection(app, o);
   AddHistogramBuckets(app, o);
-  AddLogLevel(app, o);
+  AddLogFlags(app, o);
 }
 
 void AddTopologyFlags(CLI::App& app, Options* o) {
   AddFormat(app, o, "topology", "text", "json");
   AddSysfsRoot(app, o);
-  AddLogLevel(app, o);
+  AddLogFlags(app, o);
 }
 
 }  // namespace pathwise::agent

@@ -32,8 +32,8 @@ void AddQueuesFlags(CLI::App& app, Options* o) {
                "queue's flow, NIC queue, IRQ and io_work CPU, and why each; "
                "nothing is changed.")
       ->check(WantBool("plan"));
-  AddValue<std::string>(
-      app, "sysfs_root", &o->sysfs_root, NonEmpty, "DIR", o->sysfs_root,
+  AddSysfsRoot(
+      app, o,
       "Where sysfs is mounted. Anything but /sys is bound over /sys in a "
       "private mount namespace (needs CAP_SYS_ADMIN); sock_diag and /proc "
       "stay the running kernel's.");
@@ -46,7 +46,7 @@ void AddQueuesFlags(CLI::App& app, Options* o) {
               "With the eBPF sampler: the window over which each NVMe path's "
               "I/O is counted per hardware queue (IOPS, latency, mean in "
               "flight, remote completions).");
-  AddLogLevel(app, o);
+  AddLogFlags(app, o);
 }
 
 void AddQueuesOptIn(CLI::App& app, Options* o) {

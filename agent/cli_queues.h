@@ -12,7 +12,7 @@ class App;
 
 namespace pathwise::agent {
 
-// queues: --format text|json, --plan, --sysfs_root, --bpf, --log_level.
+// queues: --format text|json, --plan, --path.sysfs, --bpf, --log.level.
 void AddQueuesFlags(CLI::App& app, Options* o);
 
 // serve, snapshot: --queues (per-queue and per-flow series).

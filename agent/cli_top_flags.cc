@@ -15,7 +15,7 @@
 namespace pathwise::agent {
 
 // `pathwise top`: where to read (--url, else local sampling with
-// --sysfs_root and --bpf), how often, and what to show first.
+// --path.sysfs and --bpf), how often, and what to show first.
 void AddTopFlags(CLI::App& app, Options* o) {
   ui::TopOptions& t = o->top;
   AddValue<std::string>(
@@ -81,7 +81,7 @@ void AddTopFlags(CLI::App& app, Options* o) {
                     "auto",
                     "Local sampling only: the eBPF sampler (auto, required) or "
                     "sysfs counters (off).");
-  AddLogLevel(app, o);
+  AddLogFlags(app, o);
 }
 
 }  // namespace pathwise::agent

@@ -62,23 +62,31 @@ void AddInterval(CLI::App& app, Options* o, const std::string& help) {
       "DURATION", "1s", help);
 }
 
-void AddSysfsRoot(CLI::App& app, Options* o) {
-  AddValue<std::string>(
-      app, "sysfs_root", &o->sysfs_root, NonEmpty, "DIR", o->sysfs_root,
-      "Where sysfs is mounted. Anything but /sys is bound over /sys in a "
-      "private mount namespace so libnvme sees it too (needs "
-      "CAP_SYS_ADMIN).");
+void AddSysfsRoot(CLI::App& app, Options* o, const std::string& help) {
+  AddValue<std::string>(app, "path.sysfs", &o->sysfs_root, NonEmpty, "DIR",
+                        o->sysfs_root, help);
+  AddAlias<std::string>(app, "sysfs_root", "path.sysfs", &o->sysfs_root,
+                        NonEmpty, &o->deprecated_flags);
 }
 
-void AddLogLevel(CLI::App& app, Options* o) {
+void AddLogFlags(CLI::App& app, Options* o) {
+  ParseFn<std::string> level = [](absl::string_view t, std::string* v) {
+    return ParseEnum(t, v, {"debug", "info", "warn", "error"},
+                     "want debug, info, warn or error");
+  };
   AddValue<std::string>(
-      app, "log_level", &o->log_level,
-      [](absl::string_view t, std::string* v) {
-        return ParseEnum(t, v, {"debug", "info", "warn", "error"},
-                         "want debug, info, warn or error");
-      },
-      "LEVEL", o->log_level,
+      app, "log.level", &o->log_level, level, "LEVEL", o->log_level,
       "Log level: debug, info, warn or error. Logs go to stderr.");
+  AddAlias<std::string>(app, "log_level", "log.level", &o->log_level, level,
+                        &o->deprecated_flags);
+  AddValue<std::string>(
+      app, "log.format", &o->log_format,
+      [](absl::string_view t, std::string* v) {
+        return ParseEnum(t, v, {"logfmt", "json"}, "want logfmt or json");
+      },
+      "logfmt|json", o->log_format,
+      "Log line format: logfmt (ts=... level=... msg=\"...\") or json (one "
+      "object per line); ts is RFC 3339 in UTC.");
 }
 
 void AddFormat(CLI::App& app, Options* o, absl::string_view command,

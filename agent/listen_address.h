@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// --listen_address: the [host]:port syntax the HTTP server accepts, checked
+// --web.listen-address: the [host]:port syntax the HTTP server accepts, checked
 // when the flags are parsed so that a bad address is a usage error (exit 2)
 // like any other bad flag, not a failure to start.
 #ifndef PATHWISE_AGENT_LISTEN_ADDRESS_H_

@@ -6,18 +6,21 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "agent/agent.h"
 #include "agent/cli.h"
+#include "agent/log_format.h"
 #include "agent/pipeline.h"
 #include "agent/stages.h"
 #include "agent/version.h"
@@ -51,12 +54,25 @@ void Fatal(const std::string& message) {
   std::fprintf(stderr, "pathwise: %s\n", message.c_str());
 }
 
-void SetUpLogging(const std::string& level) {
+void SetUpLogging(const Options& o) {
   // Logs go to stderr: stdout carries `snapshot`/`topology` output.
   auto logger = spdlog::stderr_logger_mt("pathwise");
-  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %L pathwise: %v");
-  logger->set_level(spdlog::level::from_str(level));
+  logger->set_formatter(MakeLogFormatter(o.log_format));
+  logger->set_level(spdlog::level::from_str(o.log_level));
   spdlog::set_default_logger(std::move(logger));
+  for (const std::string& note : o.deprecated_flags) spdlog::warn("{}", note);
+}
+
+// The man page's date: SOURCE_DATE_EPOCH's (reproducible builds set it),
+// else today's, in UTC.
+std::string ManDate() {
+  absl::Time t = absl::Now();
+  int64_t epoch = 0;
+  if (const char* s = std::getenv("SOURCE_DATE_EPOCH");
+      s != nullptr && absl::SimpleAtoi(s, &epoch)) {
+    t = absl::FromUnixSeconds(epoch);
+  }
+  return absl::FormatTime("%Y-%m-%d", t, absl::UTCTimeZone());
 }
 
 exporters::BuildInfo Build() {
@@ -147,7 +163,7 @@ int Serve(const Options& o) {
   spdlog::info("received signal {}, shutting down", sig);
   stop.Notify();
   loop.join();
-  // The actuators undo their changes (--actuate_restore) while the server
+  // The actuators undo their changes (--actuate-restore) while the server
   // still serves, so the restores are counted where a scrape can see them.
   agent.Shutdown();
   server->reset();
@@ -215,7 +231,7 @@ int Queues(const Options& o) {
   // libbpf's own lines would interleave with the output; a failed load is
   // reported in the map (bpf.unknown) with the verifier's tail.
   if (o.log_level != "debug") libbpf_set_print(nullptr);
-  // PresentSysfsRoot put --sysfs_root at /sys.
+  // PresentSysfsRoot put --path.sysfs at /sys.
   // Per hardware queue I/O: the block sampler counts over --interval
   // while the map is read.
   std::unique_ptr<bpf::BpfSampler> sampler;
@@ -352,7 +368,7 @@ int Main(int argc, char** argv) {
   const Options& o = *opts;
   switch (o.command) {
     case Command::kHelp:
-      std::cout << o.help;
+      std::cout << (o.help_man ? ManPage(kVersion, ManDate()) : o.help);
       return 0;
     case Command::kVersion:
       std::cout << "pathwise " << kVersion << " (revision " << kRevision
@@ -362,8 +378,12 @@ int Main(int argc, char** argv) {
       // A simulator: shares none of the agent's flags, logging or sysfs.
       return lab::RunLab(o.lab, std::cout, std::cerr);
     case Command::kDatapath:
-      // Its own checks, devices and signal handling (datapath/).
+      // Its own checks, devices and signal handling (datapath/), and no
+      // logger: its lines go to stderr as they are.
       {
+        for (const std::string& note : o.datapath_flags.deprecated) {
+          std::cerr << "pathwise: warning: " << note << "\n";
+        }
         datapath::DatapathOptions d = o.datapath;
         d.version = std::string(kVersion);
         d.revision = std::string(kRevision);
@@ -372,7 +392,7 @@ int Main(int argc, char** argv) {
     default:
       break;
   }
-  SetUpLogging(o.log_level);
+  SetUpLogging(o);
   // Must happen before any thread starts.
   if (absl::Status s = collectors::PresentSysfsRoot(o.sysfs_root); !s.ok()) {
     Fatal(std::string(s.message()));
@@ -402,7 +422,7 @@ int main(int argc, char** argv) {
   // connection server). Two arenas keep that away.
   mallopt(M_ARENA_MAX, 2);
   // The HTTP server holds an idle connection for a descriptor; the soft
-  // limit (often 1024) would cap it below --web.max_connections. Raised to
+  // limit (often 1024) would cap it below --web.max-connections. Raised to
   // the hard limit, as Go's runtime does for every Go exporter.
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) == 0 &&

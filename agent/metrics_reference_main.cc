@@ -234,9 +234,9 @@ Conventions:
 - Sources: the **eBPF sampler** (`--bpf=auto|required`) and its **sysfs
   fallback** (`/sys/block/*/stat`, `--bpf=off` or where BPF cannot load);
   the **topology collector** (libnvme, sysfs); the **scoring stage**; the
-  **controller prober** (`--probe_interval`); the kernel's **diag/**
+  **controller prober** (`--probe-interval`); the kernel's **diag/**
   counters; the **queue map** (`--queues`); the **actuators**
-  (`--actuate`, `--head_iostats`); the **datapath**; the **HTTP server**.
+  (`--actuate`, `--head-iostats`); the **datapath**; the **HTTP server**.
 )";
 
 int Main() {

@@ -127,18 +127,18 @@ class HeadIostatsStage : public Actuator {
 };
 
 // serve: the controller prober as one more I/O source, unless
-// --probe_interval=0 or the topology is not this system's (a --sysfs_root
+// --probe-interval=0 or the topology is not this system's (a --path.sysfs
 // other than /sys: /dev holds other controllers). A prober that cannot
 // start (no io_uring) is one log line, not a failure.
 void AddProber(const Options& o, Pipeline& pipeline) {
   if (o.command != Command::kServe) return;
   if (o.probe_interval <= absl::ZeroDuration()) {
-    spdlog::info("controller probes off (--probe_interval=0)");
+    spdlog::info("controller probes off (--probe-interval=0)");
     return;
   }
   if (o.sysfs_root != "/sys") {
     spdlog::info(
-        "controller probes off: --sysfs_root={} is not this "
+        "controller probes off: --path.sysfs={} is not this "
         "system's /sys",
         o.sysfs_root);
     return;
@@ -169,7 +169,7 @@ std::string OneLine(absl::string_view message) {
 }
 
 // serve's actuators: the iopolicy actuator, also when off (it then only
-// exports its mode), and the head iostats switch unless --head_iostats=keep.
+// exports its mode), and the head iostats switch unless --head-iostats=keep.
 absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
   absl::StatusOr<std::unique_ptr<control::IopolicyActuator>> actuator =
       control::IopolicyActuator::Create(
@@ -191,7 +191,7 @@ absl::Status AddActuators(const Options& o, Pipeline& pipeline) {
     const bool dry = o.head_iostats == model::HeadIostatsMode::kDryRun;
     if (o.bpf == BpfMode::kOff) {
       spdlog::warn(
-          "--head_iostats={}: the heads keep their accounting, which "
+          "--head-iostats={}: the heads keep their accounting, which "
           "--bpf=off's sysfs counters read",
           dry ? "dry-run" : "off");
     }

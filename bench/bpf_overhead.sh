@@ -110,7 +110,7 @@ stop_bg() {
 agent_round() {
   local url=http://127.0.0.1:$AGENT_PORT ticks0 ticks1 t0 t1 iops scraper
   "$agent" serve --bpf=required --devices=all --interval=1s \
-    --listen_address=127.0.0.1:$AGENT_PORT >"$work/bg.out" 2>"$work/bg.err" &
+    --web.listen-address=127.0.0.1:$AGENT_PORT >"$work/bg.out" 2>"$work/bg.err" &
   bg_pid=$!
   for _ in $(seq 1 100); do
     curl -sf -o /dev/null "$url/healthz" && break

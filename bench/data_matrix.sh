@@ -40,11 +40,11 @@ datapath_cases=(
   "none intact none" "link_flap intact none" "all_down_short intact none"
   "all_down_long intact some" "ana intact none" "reset intact none"
   "reconnect intact any" "ghost_reset intact any" "ghost_stall intact any"
-  "ghost_reset report any --write_fence 0s" "dm_error_writes intact some"
+  "ghost_reset report any --write-fence 0s" "dm_error_writes intact some"
   "dm_drop_writes violations any" "dm_delay intact none" "cpu_starve intact any"
-  "mem_pressure intact any" "sigkill intact any" "sigkill_recover intact none --user_recovery"
-  "link_flap violations any --seed_defect ack_before_completion"
-  "ghost_stall violations any --seed_defect retry_timed_out_at_once --policy round-robin")
+  "mem_pressure intact any" "sigkill intact any" "sigkill_recover intact none --user-recovery"
+  "link_flap violations any --seed-defect ack_before_completion"
+  "ghost_stall violations any --seed-defect retry_timed_out_at_once --policy round-robin")
 kernel_cases=(
   "none intact none" "link_flap intact none" "all_down_short intact none"
   "all_down_long intact any" "ana intact none" "reset intact none"

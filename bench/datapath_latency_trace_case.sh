@@ -156,7 +156,7 @@ datapath_config() {
   (($# > 0)) && args=("$@")
   [[ -x $b ]] || die "$name: no pathwise binary at $b"
   local log=$TB_OUT/server-$name.log
-  "$b" datapath --namespace auto --policy "$policy" --listen_address "" \
+  "$b" datapath --namespace auto --policy "$policy" --web.listen-address "" \
     "${args[@]}" >"$TB_OUT/device.txt" 2>"$log" &
   local pid=$!
   tb_wait 20 test -s "$TB_OUT/device.txt" || { cat "$log" >&2; die "$name: the datapath announced no device"; }

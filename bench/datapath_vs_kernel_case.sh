@@ -20,7 +20,7 @@
 # flags, each run on VARIANT_SCENARIOS (comma-separated, e.g.
 # symmetric,delay30) under round-robin and pathwise in the same boot, rows
 # labelled POLICY/NAME (before/after comparisons). A variant whose ARGS
-# include --listen_address ADDR:PORT has its selector's per-path state
+# include --web.listen-address ADDR:PORT has its selector's per-path state
 # sampled over each run into $TB_OUT/metrics-SCENARIO-LABEL.txt.
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
@@ -158,7 +158,7 @@ datapath_run() {
   local args=("${dp_args[@]}")
   (($# > 3)) && args=("${@:4}")
   local log=$TB_OUT/server-$scenario-${label//\//-}.log
-  "$b" datapath --namespace auto --policy "$policy" --listen_address "" \
+  "$b" datapath --namespace auto --policy "$policy" --web.listen-address "" \
     "${args[@]}" >"$TB_OUT/device.txt" 2>"$log" &
   local pid=$!
   if ! tb_wait 20 test -s "$TB_OUT/device.txt"; then
@@ -174,13 +174,13 @@ datapath_run() {
       >"$TB_OUT/perf-record.log" 2>&1 &
     ppid=$!
   fi
-  # A variant whose ARGS serve metrics (--listen_address ADDR:PORT) has
+  # A variant whose ARGS serve metrics (--web.listen-address ADDR:PORT) has
   # its selector's state per path (cap, base latency, in flight,
   # selections) sampled twice a second over the run, to see what it did.
   local listen="" mpid=
   for ((k = 0; k < ${#args[@]}; k++)); do
-    [[ ${args[k]} == --listen_address ]] && listen=${args[k + 1]:-}
-    [[ ${args[k]} == --listen_address=* ]] && listen=${args[k]#*=}
+    [[ ${args[k]} == --web.listen-address ]] && listen=${args[k + 1]:-}
+    [[ ${args[k]} == --web.listen-address=* ]] && listen=${args[k]#*=}
   done
   if [[ -n $listen ]]; then
     (while sleep 0.5; do

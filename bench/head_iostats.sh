@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # What the kernel's double accounting of multipath I/O costs, and what
-# `--head_iostats=off` gives back: IOPS of random 4k reads on the
+# `--head-iostats=off` gives back: IOPS of random 4k reads on the
 # multipath head of the testbed (6.12 guest) in interleaved rounds, with
 # the head's queue/iostats on (the kernel's default) and off, each without
 # and with pathwise's eBPF sampler (bench/head_iostats_case.sh). The ratio
@@ -72,7 +72,7 @@ ratio() {
           printf "median of per-round ratios %.4f, ratio of means %.4f", med, sa / sb }' "$rows"
 }
 {
-  echo "# Head iostats: the kernel's double accounting, and --head_iostats=off (bench/head_iostats.sh)"
+  echo "# Head iostats: the kernel's double accounting, and --head-iostats=off (bench/head_iostats.sh)"
   echo "date:      $(date -u +%FT%TZ)"
   echo "pathwise:  $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "testbed:   kernel 6.12 guest (QEMU TCG, 2 vCPUs), topology $topology, multipath on, iopolicy round-robin"
@@ -83,7 +83,7 @@ ratio() {
   echo
   echo "off/on (the kernel's head accounting alone):     $(ratio off on)"
   echo "on+pw/on (pathwise's sampler, accounting kept):  $(ratio on+pw on)"
-  echo "off+pw/on (--head_iostats=off against as shipped): $(ratio off+pw on)"
+  echo "off+pw/on (--head-iostats=off against as shipped): $(ratio off+pw on)"
   echo "off+pw/on+pw (what the switch gives a pathwise host): $(ratio off+pw on+pw)"
   echo "the seed's figure for head accounting: 7.4 % of peak IOPS (off/on 1.08)"
 } | tee "$out"

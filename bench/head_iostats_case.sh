@@ -4,8 +4,8 @@
 # $TB_OUT/rows.txt ("ROUND CONFIG IOPS"):
 #   on         the kernel's defaults, no pathwise
 #   off        the head's queue/iostats 0, no pathwise
-#   on+pw      pathwise serve (eBPF sampler), --head_iostats=keep
-#   off+pw     pathwise serve --head_iostats=off (the switch sets it)
+#   on+pw      pathwise serve (eBPF sampler), --head-iostats=keep
+#   off+pw     pathwise serve --head-iostats=off (the switch sets it)
 # The order rotates each round, so drift on a busy host spreads over all.
 # Args: PATHWISE_BINARY ROUNDS RUNTIME NUMJOBS IODEPTH
 # The testbed's assertions (fail, pass), from the cases beside the tests.
@@ -19,8 +19,8 @@ rows=$TB_OUT/rows.txt
 knob_is() { [[ $(cat "$knob") == "$1" ]]; }
 
 agent() { # FLAGS...: pathwise serve with the sampler, up and settled
-  "$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=required \
-    --probe_interval=0 "$@" >>"$TB_OUT/serve.log" 2>&1 &
+  "$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=required \
+    --probe-interval=0 "$@" >>"$TB_OUT/serve.log" 2>&1 &
   agent_pid=$!
   tb_wait 30 curl -sf -o /dev/null "$bpf_url/healthz" || fail "pathwise serve did not come up"
 }
@@ -34,11 +34,11 @@ run() { # ROUND CONFIG
   case $cfg in
     on) echo 1 >"$knob" ;;
     off) echo 0 >"$knob" ;;
-    on+pw) echo 1 >"$knob"; agent --head_iostats=keep ;;
+    on+pw) echo 1 >"$knob"; agent --head-iostats=keep ;;
     off+pw)
       echo 1 >"$knob"
-      agent --head_iostats=off
-      tb_wait 10 knob_is 0 || fail "--head_iostats=off left $knob at $(cat "$knob")"
+      agent --head-iostats=off
+      tb_wait 10 knob_is 0 || fail "--head-iostats=off left $knob at $(cat "$knob")"
       ;;
   esac
   fio --name=bench --filename="$TB_HEAD" --direct=1 --ioengine=io_uring --rw=randread \

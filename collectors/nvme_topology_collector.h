@@ -26,7 +26,7 @@
 //     attributes are then read from /sys/block/nvme<S>n<N>/.
 //
 // libnvme reads the fixed path /sys. When the agent is given another
-// --sysfs_root, it first binds that root over /sys in a private mount
+// --path.sysfs, it first binds that root over /sys in a private mount
 // namespace (see sysfs_namespace.h), so libnvme and SysfsReader always see
 // the same tree.
 #ifndef PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_

@@ -59,7 +59,7 @@ absl::Status PresentSysfsRoot(const std::string& root) {
   if (canon == "/sys") return absl::OkStatus();
   if (absl::Status s = EnterPrivateMountNamespace(); !s.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot present --sysfs_root=", root,
+        absl::StrCat("cannot present --path.sysfs=", root,
                      " to libnvme at /sys: ", s.message()));
   }
   return BindOverSys(canon.string());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Presenting a sysfs tree other than the live /sys to libnvme.
 //
-// libnvme 1.3 reads fixed paths under /sys. To honour --sysfs_root (and to
+// libnvme 1.3 reads fixed paths under /sys. To honour --path.sysfs (and to
 // run unit tests against captured fixture trees through the very same code),
 // the process enters a private mount namespace and binds the chosen root over
 // /sys. Nothing outside the process sees the change. Needs CAP_SYS_ADMIN, and

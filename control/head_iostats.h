@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The head iostats switch (--head_iostats): the kernel accounts each I/O of
+// The head iostats switch (--head-iostats): the kernel accounts each I/O of
 // a multipath namespace twice, at the head (nvme0n1) and at the path
 // (nvme0c0n1), and the head's accounting costs IOPS. While pathwise's BPF
 // sampler counts every I/O of every head exactly (the merge of its paths),

@@ -123,7 +123,7 @@ void IopolicyActuator::Stop(absl::Time now) {
   for (const IopolicyPlan& plan : decider_.RestorePlans()) {
     if (!decider_.config().restore) {
       spdlog::info(
-          "iopolicy of {} left at {} (found {}): --actuate_restore=false",
+          "iopolicy of {} left at {} (found {}): --actuate-restore=false",
           plan.subsystem, Kernel(plan.from), Kernel(plan.to));
       continue;
     }

@@ -58,7 +58,7 @@ struct IopolicyActuatorConfig {
   bool restore = true;  // undo pathwise's changes on exit
 };
 
-// What is wrong with a --actuate_subsystems value ("" when it compiles).
+// What is wrong with a --actuate-subsystems value ("" when it compiles).
 std::string SubsystemRegexProblem(const std::string& regex);
 
 // One change the decider asks for (or, on exit, a restore).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The controller prober: every --probe_interval, one NVMe Identify
+// The controller prober: every --probe-interval, one NVMe Identify
 // Controller admin command per controller through io_uring passthru
 // (nvme/admin.h says why that command and which privileges it needs),
 // timed from submission to completion, with a userspace timeout.

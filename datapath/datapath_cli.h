@@ -4,18 +4,18 @@
 //
 //   pathwise datapath --namespace ID|auto
 //                     [--policy round-robin|queue-depth|pathwise]
-//                     [--queues N] [--depth N] [--no_path_timeout D]
-//                     [--io_timeout D] [--ana_interval D]
-//                     [--listen_address [HOST]:PORT]
+//                     [--queues N] [--depth N] [--no-path-timeout D]
+//                     [--io-timeout D] [--ana-interval D]
+//                     [--web.listen-address [HOST]:PORT]
 //                     [--web.config.file FILE]
-//                     [--web.max_connections N]
-//                     [--web.max_connections_per_client N]
-//                     [--histogram_buckets coarse|fine]
+//                     [--web.max-connections N]
+//                     [--web.max-connections-per-client N]
+//                     [--histogram-buckets coarse|fine]
 //
 // Creates /dev/ublkbN over every path of one namespace (the kernel's
 // native multipath off: nvme_core.multipath=N), prints its path on stdout,
 // serves it until SIGTERM or SIGINT, then removes it. Meanwhile /metrics
-// and /healthz are served on --listen_address (datapath/exposition.h).
+// and /healthz are served on --web.listen-address (datapath/exposition.h).
 //
 // Exit codes: 0 served and removed cleanly, 1 a runtime failure, 2 bad
 // input with one line on stderr (bad flags, no such namespace, a namespace
@@ -27,6 +27,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -100,6 +101,9 @@ struct DatapathFlags {
   std::string sysfs_root = "/sys";
   std::string dev_dir = "/dev";
   std::string ublk_control = "/dev/ublk-control";
+  // Former flag names used (--web.listen-address, --path.sysfs), one warning
+  // each (cli/flag_alias.h).
+  std::vector<std::string> deprecated;
 };
 
 // Adds the flags, description and footer to `app` (the agent's `datapath`

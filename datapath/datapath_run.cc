@@ -66,7 +66,7 @@ int Modprobe() {
 }
 
 // The control node, loading ublk_drv when it is missing (only for the real
-// node: tests point --ublk_control at a missing path to see the line).
+// node: tests point --ublk-control at a missing path to see the line).
 absl::Status EnsureUblk(const std::string& control) {
   if (Exists(control)) return absl::OkStatus();
   if (control != DatapathOptions().ublk_control) {
@@ -103,7 +103,7 @@ void Summary(const NvmeBackend& backend, std::ostream& err) {
   }
 }
 
-// Each path's write fence: --write_fence, or its controller's KATO (sysfs
+// Each path's write fence: --write-fence, or its controller's KATO (sysfs
 // `kato`, seconds; the fabrics default where the kernel has no such
 // attribute) + CQT on fabrics, CQT alone on PCIe. One line per path.
 std::vector<int64_t> WriteFences(
@@ -118,7 +118,7 @@ std::vector<int64_t> WriteFences(
     int64_t fence = 0;
     if (o.write_fence) {
       fence = absl::ToInt64Nanoseconds(*o.write_fence);
-      how = "--write_fence";
+      how = "--write-fence";
     } else {
       const std::string dir = absl::StrCat("class/nvme/", p.controller);
       const std::string transport =
@@ -146,7 +146,7 @@ std::vector<int64_t> WriteFences(
 }
 
 // The metrics endpoint over `backend` serving `device`; null when
-// --listen_address is "".
+// --web.listen-address is "".
 absl::StatusOr<std::unique_ptr<exporters::HttpServer>> StartEndpoint(
     const DatapathOptions& o, NvmeBackend& backend, const std::string& device,
     exporters::WebConfig web) {

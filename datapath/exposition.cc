@@ -272,7 +272,7 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
                  view.stats.no_path_waits);
   device_counter(
       "pathwise_datapath_no_path_timeouts_total",
-      "Block requests failed with EIO after waiting --no_path_timeout for a "
+      "Block requests failed with EIO after waiting --no-path-timeout for a "
       "usable path.",
       view.stats.no_path_timeouts);
 
@@ -282,7 +282,7 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
              MetricType::Counter);
   MetricFamily timeouts = Family(
       "pathwise_datapath_path_timeouts_total",
-      "Commands of the path out longer than --io_timeout (each took the path "
+      "Commands of the path out longer than --io-timeout (each took the path "
       "out of use).",
       MetricType::Counter);
   MetricFamily transport = Family(

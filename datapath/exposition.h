@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The datapath's Prometheus exposition: what `pathwise datapath` serves on
-// --listen_address.
+// --web.listen-address.
 //
 // The datapath's counters become a model::Snapshot, so the agent's family
 // builders (exporters/prometheus_families.h) render whatever means the same

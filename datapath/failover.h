@@ -78,7 +78,7 @@ enum class SeededDefect : uint8_t {
   // A write is acknowledged when its command is sent, not when it
   // completes (and its buffer goes back to the kernel at once).
   kAckBeforeCompletion,
-  // A command out longer than --io_timeout is sent to another path at
+  // A command out longer than --io-timeout is sent to another path at
   // once, while the first path may still execute it.
   kRetryTimedOutAtOnce,
 };

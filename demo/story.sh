@@ -7,7 +7,7 @@ tb_iopolicy round-robin
 
 # Fine buckets: the view's p50/p99 are computed from the text exposition,
 # and the default coarse buckets (a factor 2 wide) would blur a 30 ms delay.
-"$pw" serve --interval=1s --histogram_buckets=fine >/tmp/pathwise.log 2>&1 &
+"$pw" serve --interval=1s --histogram-buckets=fine >/tmp/pathwise.log 2>&1 &
 pw_pid=$!
 tb_wait 30 curl -sf -o /dev/null "$url/healthz" || {
   echo "demo: pathwise did not come up:" >&2
@@ -31,7 +31,7 @@ view() { # seconds label
   while ((SECONDS < end)); do
     echo
     echo "-- $label"
-    "$pw" top --once --url="$url" --interval=3s --width="$cols" --log_level=warn ||
+    "$pw" top --once --url="$url" --interval=3s --width="$cols" --log.level=warn ||
       sleep 1
   done
 }
@@ -53,4 +53,4 @@ kill "$pw_pid"
 wait "$pw_pid"
 echo
 echo "== head totals from pathwise"
-"$pw" snapshot --duration=1s --log_level=warn | grep -E '^pathwise_head_io_(completed_total|bytes_total)\{.*op="read"'
+"$pw" snapshot --duration=1s --log.level=warn | grep -E '^pathwise_head_io_(completed_total|bytes_total)\{.*op="read"'

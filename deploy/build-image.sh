@@ -8,8 +8,9 @@
 # deploy/kubernetes/base/kustomization.yaml names (`images:`, newName and
 # newTag). For your registry, set REGISTRY here and newName there (the
 # script prints how).
-# The image is FROM scratch: the agent (stripped) and exactly the shared
-# libraries `ldd` resolves for it, at the paths the dynamic loader uses.
+# The image is FROM scratch: the agent (stripped), its man page and exactly
+# the shared libraries `ldd` resolves for it, at the paths the dynamic
+# loader uses.
 # buildah runs with the vfs storage driver and chroot isolation in private
 # storage under a temporary directory, so it needs no daemon, overlayfs or
 # user namespaces (it does need root, as the rest of the build does).
@@ -49,7 +50,12 @@ for lib in "${libs[@]}"; do
   mkdir -p "$rootfs$(dirname "$lib")"
   cp -L "$lib" "$rootfs$lib"          # the file, under the name the loader asks for
 done
-printf '%s\n' /usr/bin/pathwise "${libs[@]}" > "$ctx/manifest.txt"
+# The man page, written by the binary from its own flag definitions (no
+# `man` in the image: `podman cp` it out, or read it with the image's
+# `pathwise COMMAND --help`, which says the same).
+mkdir -p "$rootfs/usr/share/man/man1"
+"$bin" help --man >"$rootfs/usr/share/man/man1/pathwise.1"
+printf '%s\n' /usr/bin/pathwise /usr/share/man/man1/pathwise.1 "${libs[@]}" > "$ctx/manifest.txt"
 
 B=(buildah --root "$tmp/storage" --runroot "$tmp/run" --storage-driver vfs)
 "${B[@]}" bud --isolation chroot --quiet --layers=false -f "$ctx/Containerfile" -t "$tag" "$ctx" >/dev/null

@@ -36,7 +36,7 @@
 
 namespace pathwise::exporters {
 
-// --histogram_buckets: which classic buckets the text exposition carries.
+// --histogram-buckets: which classic buckets the text exposition carries.
 // kSparse is the default metrics profile's (exporters/prometheus_families.h).
 enum class HistogramBuckets { kCoarse, kFine, kSparse };
 

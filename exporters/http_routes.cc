@@ -161,8 +161,8 @@ std::vector<prometheus::MetricFamily> HttpServerFamilies(
       "pathwise_http_connections_refused_total",
       "HTTP connections closed by the server before their request was "
       "answered, by reason: client_limit (its address held "
-      "--web.max_connections_per_client; the address's longest-waiting "
-      "connection is the one closed), total_limit (--web.max_connections), "
+      "--web.max-connections-per-client; the address's longest-waiting "
+      "connection is the one closed), total_limit (--web.max-connections), "
       "request_timeout (TLS handshake and headers not complete in time), "
       "write_timeout (the answer not taken in time).",
       prometheus::MetricType::Counter);

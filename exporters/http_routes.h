@@ -35,7 +35,7 @@ using HealthSource = std::function<model::Health()>;
 
 // The routes above. `store` must outlive the routes. `exposition`: the
 // metrics profile (--metrics.profile) and the classic buckets of the text
-// exposition's latency histograms (--histogram_buckets); protobuf always
+// exposition's latency histograms (--histogram-buckets); protobuf always
 // gets native histograms. With `http`, /metrics also has the server's
 // pathwise_http_* families.
 HttpRoutes MakeAgentRoutes(

@@ -94,11 +94,11 @@ struct HttpServerOptions {
   // Threads that run handlers and compress answers, taking client
   // addresses in turn.
   int handler_threads = 4;
-  // --web.max_connections: connections held at once, all clients; at the
+  // --web.max-connections: connections held at once, all clients; at the
   // limit, a new one evicts the waiting connection of the address holding
   // the most.
   int max_connections = 1024;
-  // --web.max_connections_per_client: connections one client address (an
+  // --web.max-connections-per-client: connections one client address (an
   // IPv6 /64) may hold at once; 0 for no limit. At the limit a new one
   // evicts that address's connection silent longest, else the one waiting
   // longest without a request in progress. Half the total: other

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// --listen_address: its syntax, and the listening socket the HTTP server
+// --web.listen-address: its syntax, and the listening socket the HTTP server
 // serves on. The server (libmicrohttpd) is handed a socket made here, so
 // that the address rules and the bind error are ours: IPv4, IPv6 and
 // dual-stack alike, and "address already in use" said as such.

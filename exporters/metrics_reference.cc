@@ -34,9 +34,9 @@ constexpr char kDevicesAbsent[] =
     "fallback)";
 constexpr char kScoring[] = "scoring stage (deltas of the I/O counters)";
 constexpr char kProbes[] =
-    "controller prober (`serve`, `--probe_interval`, default 1 s)";
+    "controller prober (`serve`, `--probe-interval`, default 1 s)";
 constexpr char kProbesAbsent[] =
-    "no series with `--probe_interval=0`, with a `--sysfs_root` other than "
+    "no series with `--probe-interval=0`, with a `--path.sysfs` other than "
     "`/sys`, or without io_uring; without access to `/dev/nvmeX` every probe "
     "counts as `reason=\"unavailable\"`";
 constexpr char kDiag[] = "the kernel's `diag/` counters in sysfs";
@@ -59,9 +59,9 @@ constexpr char kHctxAbsent[] =
     "no series without `--queues` or without the eBPF sampler's per-queue "
     "counts (sysfs fallback)";
 constexpr char kActuator[] = "iopolicy actuator (`serve`, `--actuate`)";
-constexpr char kHeadIostats[] = "head iostats switch (`--head_iostats`)";
+constexpr char kHeadIostats[] = "head iostats switch (`--head-iostats`)";
 constexpr char kHeadIostatsAbsent[] =
-    "no series with `--head_iostats=keep` (the default)";
+    "no series with `--head-iostats=keep` (the default)";
 constexpr char kDatapath[] = "`pathwise datapath` (its own exposition)";
 constexpr char kDatapathAbsent[] =
     "only on a `pathwise datapath` listen address; the agent has none";
@@ -165,12 +165,12 @@ std::vector<MetricSource> Rows() {
       {"pathwise_bpf_events_dropped_total", kAreaSampler, kBpf, kBpfAbsent},
       {"pathwise_bpf_init_context_blind", kAreaSampler, kBpf, kBpfAbsent},
       {"pathwise_bpf_program_run_seconds_total", kAreaSampler,
-       "eBPF sampler, while `kernel.bpf_stats_enabled` (`--bpf_stats`)",
-       "no series without `--bpf_stats` (or the sysctl) or without the "
+       "eBPF sampler, while `kernel.bpf_stats_enabled` (`--bpf-stats`)",
+       "no series without `--bpf-stats` (or the sysctl) or without the "
        "sampler"},
       {"pathwise_bpf_program_runs_total", kAreaSampler,
-       "eBPF sampler, while `kernel.bpf_stats_enabled` (`--bpf_stats`)",
-       "no series without `--bpf_stats` (or the sysctl) or without the "
+       "eBPF sampler, while `kernel.bpf_stats_enabled` (`--bpf-stats`)",
+       "no series without `--bpf-stats` (or the sysctl) or without the "
        "sampler"},
 
       {"pathwise_path_latency_ewma_seconds", kAreaScoring, kScoring,
@@ -195,7 +195,7 @@ std::vector<MetricSource> Rows() {
       {"pathwise_subsystem_iopolicy_recommended", kAreaScoring,
        "scoring stage (the iopolicy advisor)",
        "no series before the scoring stage ran; queue-depth only where the "
-       "kernel has it (`--kernel_queue_depth`)"},
+       "kernel has it (`--kernel-queue-depth`)"},
 
       {"pathwise_controller_probe_latency_seconds", kAreaProbes, kProbes,
        kProbesAbsent},

@@ -46,7 +46,7 @@ void AddHeadIostatsFamilies(const model::HeadIostatsReport& report,
       "pathwise_head_iostats_disabled_heads",
       "Multipath heads whose kernel I/O accounting (queue/iostats) pathwise "
       "holds off while its eBPF sampler counts their I/O "
-      "(--head_iostats=off; with dry-run, the heads it would hold off).",
+      "(--head-iostats=off; with dry-run, the heads it would hold off).",
       prometheus::MetricType::Gauge);
   AddGauge(heads, {}, static_cast<double>(report.heads_off));
   prometheus::MetricFamily changes = Family(

@@ -78,12 +78,12 @@ void AddSamplerFamilies(const model::Snapshot& snapshot,
   MetricFamily run_seconds =
       Family("pathwise_bpf_program_run_seconds_total",
              "Time the kernel spent running a pathwise BPF program (only while "
-             "kernel.bpf_stats_enabled is on; see --bpf_stats).",
+             "kernel.bpf_stats_enabled is on; see --bpf-stats).",
              MetricType::Counter);
   MetricFamily runs = Family(
       "pathwise_bpf_program_runs_total",
       "Runs of a pathwise BPF program (only while kernel.bpf_stats_enabled "
-      "is on; see --bpf_stats).",
+      "is on; see --bpf-stats).",
       MetricType::Counter);
   for (const model::SamplerStats::Program& p : snapshot.sampler->programs) {
     AddCounter(run_seconds, {{"program", p.name}},

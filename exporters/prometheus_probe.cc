@@ -19,13 +19,13 @@ void AddControllerProbeFamilies(const model::Snapshot& snapshot,
   MetricFamily latency =
       Family("pathwise_controller_probe_latency_seconds",
              "Latency of a controller's successful probes (an NVMe Identify "
-             "Controller admin command every --probe_interval), submission to "
+             "Controller admin command every --probe-interval), submission to "
              "completion.",
              MetricType::Histogram);
   MetricFamily failures = Family(
       "pathwise_controller_probe_failures_total",
       "Failed controller probes by reason: timeout (no completion within "
-      "--probe_timeout), transport (the kernel failed the command: "
+      "--probe-timeout), transport (the kernel failed the command: "
       "controller not live, gone, or the command cancelled), unavailable "
       "(pathwise cannot probe: no char device or no permission), or the "
       "NVMe status class of the completion.",

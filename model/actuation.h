@@ -66,7 +66,7 @@ struct ActuatorReport {
   std::map<std::string, IopolicyDecision, std::less<>> last_decision;
 };
 
-// --head_iostats: keep (each multipath head's kernel I/O accounting left as
+// --head-iostats: keep (each multipath head's kernel I/O accounting left as
 // it is), dry-run (decided and logged, nothing written), off (the head's
 // queue/iostats set to 0 while pathwise's BPF sampler counts its I/O, and
 // set back when it stops or on exit).

@@ -355,7 +355,7 @@ struct Snapshot : IoReading {
   // What the actuators did up to the previous collection (agent::Actuator::
   // Report); nullopt when no actuator is set up.
   std::optional<ActuatorReport> actuator;
-  // The head iostats switch's report; nullopt unless --head_iostats is
+  // The head iostats switch's report; nullopt unless --head-iostats is
   // dry-run or off.
   std::optional<HeadIostatsReport> head_iostats;
   // The userspace datapath's decisions; nullopt in the agent's snapshots.

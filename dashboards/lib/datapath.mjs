@@ -33,8 +33,8 @@ export function datapathRow() {
     ], "reqps", "Requests of the ublk device: completed, and those that completed with an error (the application saw EIO)."), NEEDS),
     item(ts("Datapath: requests waiting for a usable path", [8, 12], [
       target(`sum by (instance, device) (rate(pathwise_datapath_no_path_waits_total{${I}}[${RI}]) ${DP_DEVICE})`, "waited {{instance}} {{device}}"),
-      target(`sum by (instance, device) (rate(pathwise_datapath_no_path_timeouts_total{${I}}[${RI}]) ${DP_DEVICE})`, "failed after --no_path_timeout {{instance}} {{device}}"),
-    ], "reqps", "Every path was failed or ANA-unusable: requests queue until one comes back, and fail after --no_path_timeout."), NEEDS),
+      target(`sum by (instance, device) (rate(pathwise_datapath_no_path_timeouts_total{${I}}[${RI}]) ${DP_DEVICE})`, "failed after --no-path-timeout {{instance}} {{device}}"),
+    ], "reqps", "Every path was failed or ANA-unusable: requests queue until one comes back, and fail after --no-path-timeout."), NEEDS),
     item(ts("Datapath: IOPS per path (read, write)", [8, 12], [target(
       `sum by (instance, path, op) (rate(pathwise_path_io_completed_total{${S},op=~"read|write"}[${RI}]) ${DP})`,
       "{{instance}} {{path}} {{op}}")], "iops"), NEEDS),
@@ -56,6 +56,6 @@ export function datapathRow() {
       perPath("pathwise_datapath_path_transport_errors_total", "transport errors"),
       perPath("pathwise_datapath_path_probes_total", "probes of a failed path"),
       perPath("pathwise_datapath_path_probe_failures_total", "probe failures"),
-    ], "ops", "A failover is an I/O that left the path for another; a timeout (--io_timeout) or transport error takes the path out of use, and probes bring it back."), NEEDS),
+    ], "ops", "A failover is an I/O that left the path for another; a timeout (--io-timeout) or transport error takes the path out of use, and probes bring it back."), NEEDS),
   ];
 }

@@ -7,7 +7,7 @@ import {
 } from "./common.mjs";
 import { datapathRow } from "./datapath.mjs";
 
-const PROBES = "probes on (`--probe_interval` > 0, the default, and read access to /dev/nvmeX)";
+const PROBES = "probes on (`--probe-interval` > 0, the default, and read access to /dev/nvmeX)";
 const QUEUES = "`serve --queues`";
 // The controllers of the selected subsystems (probes and flows have only a
 // controller label).

@@ -7,7 +7,7 @@ import {
   I, P, RI, ANA, CTRL, HEALTH, dashboard, fill, target, ts, timeline, stateCode, q, hq, mean, item, row,
 } from "./common.mjs";
 
-const PROBES = "probes on (`--probe_interval` > 0, the default, and read access to /dev/nvmeX)";
+const PROBES = "probes on (`--probe-interval` > 0, the default, and read access to /dev/nvmeX)";
 // The controllers of the selected paths.
 const OF_PATHS = `and on (instance, controller) pathwise_path_info{${P}}`;
 

@@ -52,8 +52,8 @@ sleep 1
 port=""
 for _ in $(seq 1 20); do
   p=$((20000 + RANDOM % 40000))
-  "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --bpf=required \
-    --devices=all --bpf_stats 2>"$tmp/serve.err" &
+  "$PW" serve --web.listen-address="127.0.0.1:$p" --interval=200ms --bpf=required \
+    --devices=all --bpf-stats 2>"$tmp/serve.err" &
   pid=$!
   for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && { port=$p; break; }
@@ -151,7 +151,7 @@ for op in read write; do
 done
 runs=$(awk '/^pathwise_bpf_program_runs_total\{program="pw_done_btf"\}|^pathwise_bpf_program_runs_total\{program="pw_done_raw"\}/ { print $NF }' "$tmp/after.prom")
 [[ -n $runs ]] && awk -v r="$runs" 'BEGIN { exit !(r >= 2 * '"$N"') }' &&
-  ok "--bpf_stats: completion program runs = $runs" || fail "--bpf_stats: no program runs ($runs)"
+  ok "--bpf-stats: completion program runs = $runs" || fail "--bpf-stats: no program runs ($runs)"
 
 # Programs and maps this agent holds (its fds' fdinfo), gone after SIGTERM.
 ids=$(cat /proc/"$pid"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u)

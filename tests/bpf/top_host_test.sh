@@ -41,7 +41,7 @@ loop=$(losetup --find --show --direct-io=on "$tmp/backing" 2>/dev/null) ||
 dev=$(basename "$loop")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$PW" serve --listen_address="127.0.0.1:$port" --interval=500ms --bpf=required \
+"$PW" serve --web.listen-address="127.0.0.1:$port" --interval=500ms --bpf=required \
   --devices=all 2>"$tmp/serve.err" &
 pid=$!
 url=http://127.0.0.1:$port

@@ -23,7 +23,7 @@ mapfile -t caps < <("$here/daemonset-args.sh" --caps)
 snap=(snapshot --duration=1s)
 for a in "${args[@]:1}"; do
   case $a in
-    --listen_address=* | --probe_* | --actuate*) ;;
+    --web.listen-address=* | --probe[-_]* | --actuate*) ;;
     --bpf=*) snap+=(--bpf=required) ;;
     *) snap+=("$a") ;;
   esac

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Container image (label image): builds it with deploy/build-image.sh,
-# unpacks the OCI archive, checks that its files are exactly the agent and
-# its ldd closure and that its entrypoint is the agent, then runs the
+# unpacks the OCI archive, checks that its files are exactly the agent, its
+# man page and its ldd closure and that its entrypoint is the agent, then runs the
 # unpacked filesystem the way the DaemonSet does: chroot into it, the host's
 # /sys bound read-only at /sys, in its own network namespace, with the
 # DaemonSet's exact args, and scrapes /healthz and /metrics; then once more
@@ -32,7 +32,7 @@ fail=0
 want=$(sort "$work/pathwise.oci.files.txt")
 have=$(cd "$rootfs" && find . -type f -printf '/%P\n' | sort)
 if [[ $want == "$have" ]]; then
-  echo "ok   image files are exactly the agent and its $(($(wc -l <<<"$want") - 1)) libraries"
+  echo "ok   image files are exactly the agent, its man page and its $(($(wc -l <<<"$want") - 2)) libraries"
 else
   echo "FAIL image files differ from the agent + ldd closure:"; diff <(echo "$want") <(echo "$have") || true; fail=1
 fi
@@ -54,7 +54,7 @@ printf 'tls_server_config: {cert_file: tls.crt, key_file: tls.key}\nbasic_auth_u
   "'$(htpasswd -nbBC 4 prom s3cret | cut -d: -f2-)'" >"$web/web.yml"
 
 mapfile -t args < <("$here/daemonset-args.sh" --args)
-port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
+port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--web.listen-address=.*:([0-9]+)$/\1/p')
 mkdir -p "$rootfs/sys" "$rootfs/proc" "$rootfs/dev"
 set +e
 unshare --mount --net --fork -- bash -s -- "$rootfs" "$port" "${args[@]}" <<'INNER'

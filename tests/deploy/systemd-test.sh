@@ -48,13 +48,13 @@ out=$(systemd-analyze verify "$tmp/pathwise.service" 2>&1) || { echo "$out"; exi
 if grep -i 'pathwise.service' <<<"$out"; then echo "FAIL verify diagnostics (drop-in)"; exit 1; fi
 echo "ok   systemd-analyze verify with active.conf"
 
-# Its args: the base's (without any --actuate/--probe_interval) plus active mode.
-base_args=$(tr ' ' '\n' <<<"$ds_args" | grep -vE '^--(actuate|probe_interval)(=|$)' | paste -sd' ')
+# Its args: the base's (without any --actuate/--probe-interval) plus active mode.
+base_args=$(tr ' ' '\n' <<<"$ds_args" | grep -vE '^--(actuate|probe-interval)(=|$)' | paste -sd' ')
 active_args=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$dropin")
-[[ $active_args == "$base_args --actuate=on --probe_interval=1s" ]] ||
+[[ $active_args == "$base_args --actuate=on --probe-interval=1s" ]] ||
   { echo "FAIL active ExecStart args '$active_args'"; exit 1; }
 [[ $(grep -cxF 'ExecStart=' "$dropin") -eq 1 ]] || { echo "FAIL active.conf must reset ExecStart"; exit 1; }
-echo "ok   active ExecStart args: the base's plus --actuate=on --probe_interval=1s"
+echo "ok   active ExecStart args: the base's plus --actuate=on --probe-interval=1s"
 
 # Only these settings: everything else (capabilities, NoNewPrivileges,
 # ProtectSystem, ...) is the unit's.
@@ -79,8 +79,8 @@ if grep -i 'pathwise-datapath.service' <<<"$out"; then echo "FAIL verify diagnos
 echo "ok   systemd-analyze verify pathwise-datapath.service"
 dargs=$(sed -nE 's|^ExecStart=/usr/local/bin/pathwise ||p' "$dunit")
 [[ $dargs == "datapath "*"--namespace="* ]] || { echo "FAIL datapath ExecStart '$dargs'"; exit 1; }
-dport=$(grep -oE -- '--listen_address=[^ ]*' <<<"$dargs" | sed 's/.*://')
-aport=$(grep -oE -- '--listen_address=[^ ]*' <<<"$ds_args" | sed 's/.*://')
+dport=$(grep -oE -- '--web.listen-address=[^ ]*' <<<"$dargs" | sed 's/.*://')
+aport=$(grep -oE -- '--web.listen-address=[^ ]*' <<<"$ds_args" | sed 's/.*://')
 [[ -n $dport && $dport != "$aport" ]] || { echo "FAIL datapath port '$dport' must differ from the agent's '$aport'"; exit 1; }
 "$bin" datapath --help >/dev/null || { echo "FAIL pathwise datapath --help"; exit 1; }
 for d in 'CapabilityBoundingSet=CAP_SYS_ADMIN CAP_SYS_RESOURCE CAP_IPC_LOCK' 'NoNewPrivileges=yes' \

@@ -53,14 +53,14 @@ check("DaemonSet: one container, runs `pathwise serve`", () => {
   assert.equal(pod.containers.length, 1);
   assert.equal(c.args[0], "serve");
 });
-check("DaemonSet: active mode off (no --actuate but off; --probe_interval, if given, 0)", () => {
+check("DaemonSet: active mode off (no --actuate but off; --probe-interval, if given, 0)", () => {
   assert.ok(!c.args.some((a) => /^--actuate(=|$)/.test(a) && a !== "--actuate=off"), c.args.join(" "));
-  assert.ok(!c.args.some((a) => /^--probe_interval(=|$)/.test(a) && a !== "--probe_interval=0"), c.args.join(" "));
+  assert.ok(!c.args.some((a) => /^--probe-interval(=|$)/.test(a) && a !== "--probe-interval=0"), c.args.join(" "));
   assert.ok(!c.args.some((a) => /^--active/.test(a)), c.args.join(" "));
 });
 check("DaemonSet: listens on the declared container port", () => {
-  const listen = c.args.find((a) => a.startsWith("--listen_address="));
-  assert.ok(listen, "no --listen_address");
+  const listen = c.args.find((a) => a.startsWith("--web.listen-address="));
+  assert.ok(listen, "no --web.listen-address");
   const port = Number(listen.split(":").pop());
   assert.deepEqual(c.ports.map((p) => p.containerPort), [port]);
 });
@@ -92,8 +92,8 @@ check("DaemonSet: no hostNetwork, hostPID or hostIPC; no API token", () => {
   assert.notEqual(pod.hostIPC, true);
   assert.equal(pod.automountServiceAccountToken, false);
 });
-check("DaemonSet: read-only mounts of exactly the host's /sys at the --sysfs_root", () => {
-  const sysfsRoot = c.args.find((a) => a.startsWith("--sysfs_root="))?.split("=")[1] ?? "/sys";
+check("DaemonSet: read-only mounts of exactly the host's /sys at the --path.sysfs", () => {
+  const sysfsRoot = c.args.find((a) => a.startsWith("--path.sysfs="))?.split("=")[1] ?? "/sys";
   assert.equal(sysfsRoot, "/sys", "a sysfs root other than /sys needs SYS_ADMIN (mount namespace)");
   assert.deepEqual(pod.volumes.map((v) => v.hostPath?.path), ["/sys"]);
   assert.deepEqual(c.volumeMounts.map((m) => [m.mountPath, m.readOnly]), [["/sys", true]]);
@@ -124,7 +124,7 @@ const aDs = active.find((o) => o.kind === "DaemonSet");
 const aPod = aDs?.spec?.template?.spec ?? {};
 const ac = aPod.containers?.[0] ?? {};
 const NVME_SUBSYS = "/sys/devices/virtual/nvme-subsystem";
-const ACTIVE_ARGS = ["--actuate=on", "--probe_interval=1s"];
+const ACTIVE_ARGS = ["--actuate=on", "--probe-interval=1s"];
 for (const o of active) {
   check(`overlays/active: schema ${key(o)}`, () => validateSchema(o));
 }
@@ -134,8 +134,8 @@ check("overlays/active: the base's objects, all but the DaemonSet unchanged", ()
     if (o.kind !== "DaemonSet") assert.deepEqual(o, objs.find((b) => key(b) === key(o)), key(o));
   }
 });
-check("overlays/active: args are the base's plus --actuate=on and --probe_interval=1s", () => {
-  const baseArgs = c.args.filter((a) => !/^--(actuate|probe_interval)(=|$)/.test(a));
+check("overlays/active: args are the base's plus --actuate=on and --probe-interval=1s", () => {
+  const baseArgs = c.args.filter((a) => !/^--(actuate|probe-interval)(=|$)/.test(a));
   assert.deepEqual(ac.args, [...baseArgs, ...ACTIVE_ARGS]);
 });
 check("overlays/active: the DaemonSet differs from the base's only in args, securityContext, volumes, mounts and one annotation", () => {
@@ -194,7 +194,7 @@ check("overlays/datapath: runs `pathwise datapath --namespace=...` on labelled n
   assert.equal(dPod.containers.length, 1);
   assert.equal(dc.args[0], "datapath");
   assert.ok(dc.args.some((a) => /^--namespace=./.test(a)), dc.args.join(" "));
-  const port = Number(dc.args.find((a) => a.startsWith("--listen_address=")).split(":").pop());
+  const port = Number(dc.args.find((a) => a.startsWith("--web.listen-address=")).split(":").pop());
   assert.deepEqual(dc.ports.map((p) => p.containerPort), [port]);
   assert.notEqual(port, c.ports[0].containerPort);
   assert.equal(dPod.nodeSelector["pathwise.io/datapath"], "true");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the `pathwise` command line (agent/cli.h ParseArgs, which covers
 // `pathwise lab`'s flags too) on an argv split from the input at NUL bytes,
-// and the --listen_address syntax (exporters/http_server.h) on each
+// and the --web.listen-address syntax (exporters/http_server.h) on each
 // argument. ParseArgs must return an error, never throw or crash.
 #include <cstddef>
 #include <cstdint>

@@ -7,13 +7,13 @@
 #   - a writer that advances its two paths' block stat files with the clock:
 #     nvme0c0n1 at 400 read + 100 write IOPS of 1-2 ms, nvme0c1n1 at 200 +
 #     50 of 10-20 ms, so scoring marks nvme0c1n1 degraded;
-#   - `pathwise serve --bpf=off --interval=500ms --sysfs_root=TMPDIR/sys` on a
+#   - `pathwise serve --bpf=off --interval=500ms --path.sysfs=TMPDIR/sys` on a
 #     free 127.0.0.1 port with SERVE_ARGS, waiting until /healthz answers
 #     (curl with FIXTURE_CURL_ARGS, e.g. credentials).
 # Sets FIXTURE_PORT and FIXTURE_URL (http://127.0.0.1:PORT/) and appends the
 # two processes to the caller's `pids` array, which the caller kills on
 # exit. Returns 1 with the reason on stderr when serve does not come up.
-# Needs root (--sysfs_root binds the tree over /sys), curl, python3.
+# Needs root (--path.sysfs binds the tree over /sys), curl, python3.
 
 fixture_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -50,8 +50,8 @@ fixture_agent_start() {
   FIXTURE_PORT=""
   for _ in $(seq 1 10); do
     p=$(fixture_free_port)
-    "$pw" serve --listen_address="127.0.0.1:$p" --interval=500ms --bpf=off \
-      --sysfs_root="$tmp/sys" "$@" 2>"$tmp/serve.err" &
+    "$pw" serve --web.listen-address="127.0.0.1:$p" --interval=500ms --bpf=off \
+      --path.sysfs="$tmp/sys" "$@" 2>"$tmp/serve.err" &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 1 50); do

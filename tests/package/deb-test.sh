@@ -47,6 +47,7 @@ ok "control: pathwise $version amd64, Depends the runtime libraries only ($(tr '
 
 want=(
   ./usr/bin/pathwise
+  ./usr/share/man/man1/pathwise.1
   ./usr/lib/systemd/system/pathwise.service
   ./usr/lib/systemd/system/pathwise-datapath.service
   ./usr/share/pathwise/systemd/pathwise.service.d/active.conf

@@ -27,7 +27,7 @@ r=$t/$name
 for f in bin/pathwise lib/systemd/system/pathwise.service lib/systemd/system/pathwise-datapath.service \
          share/pathwise/prometheus/pathwise-rules.yml share/pathwise/dashboards/pathwise-overview.json \
          share/pathwise/scenarios/symmetric.scn share/doc/pathwise/LICENSE share/doc/pathwise/NOTICE \
-         share/doc/pathwise/NOTICE.static share/doc/pathwise/DYNAMIC-LIBS.txt; do
+         share/doc/pathwise/NOTICE.static share/doc/pathwise/DYNAMIC-LIBS.txt share/man/man1/pathwise.1; do
   [[ -e $r/$f ]] || fail "the tarball lacks $f"
 done
 grep -q '^ExecStart=/usr/local/bin/pathwise ' "$r/lib/systemd/system/pathwise.service" ||
@@ -59,11 +59,11 @@ v=$("$bin" --version) && grep -qF "$version" <<<"$v" || fail "--version: $v"
 "$bin" lab --scenario="$r/share/pathwise/scenarios/symmetric.scn" >"$t/lab.txt" 2>&1 ||
   { cat "$t/lab.txt"; fail "lab"; }
 grep -q 'round-robin' "$t/lab.txt" || { cat "$t/lab.txt"; fail "lab printed no round-robin row"; }
-"$bin" snapshot --duration=0s --bpf=off --sysfs_root="$fix" >"$t/snap.prom" 2>"$t/snap.err" ||
+"$bin" snapshot --duration=0s --bpf=off --path.sysfs="$fix" >"$t/snap.prom" 2>"$t/snap.err" ||
   fail "snapshot: $(cat "$t/snap.err")"
 grep -q '^pathwise_path_info{' "$t/snap.prom" || fail "snapshot: no pathwise_path_info"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve --listen_address="127.0.0.1:$port" --bpf=off --sysfs_root="$fix" >"$t/serve.log" 2>&1 &
+"$bin" serve --web.listen-address="127.0.0.1:$port" --bpf=off --path.sysfs="$fix" >"$t/serve.log" 2>&1 &
 agent=$!
 got=1
 for _ in $(seq 100); do

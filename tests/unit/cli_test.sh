@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # End-to-end checks of the pathwise binary (label `unit`; needs root for
-# --sysfs_root, curl and promtool).
+# --path.sysfs, curl and promtool).
 #   cli_test.sh PATHWISE FIXTURES_DIR GOLDEN_DIR
 set -uo pipefail
 PW=$1
@@ -51,36 +51,51 @@ expect_usage 'does not apply to .pathwise topology.' topology --duration=1s
 expect_usage 'does not apply to .pathwise serve.' serve --format=json
 expect_usage 'unknown command "frobnicate"' frobnicate
 expect_usage 'unexpected argument "extra"' snapshot extra
-expect_usage '--listen_address needs a value' --listen_address
-expect_usage 'for --log_level' --log_level=loud
-expect_usage 'for --ewma_shift: want 0 to 16' --ewma_shift=17
-expect_usage 'invalid value "x" for --ewma_shift' snapshot --ewma_shift=x
-expect_usage 'for --degraded_ratio: must be a number above 1' --degraded_ratio=1
-expect_usage 'for --degraded_ratio: must be a number above 1' --degraded_ratio=nan
-expect_usage 'for --degraded_windows: must be >= 1' --degraded_windows=0
-expect_usage 'for --idle_windows: must be >= 1' snapshot --idle_windows=-3
-expect_usage 'for --recover_windows: must be >= 1' --recover_windows=0
-expect_usage 'for --reseed_ratio: want 0 \(off\) or above 1' --reseed_ratio=0.5
-expect_usage 'does not apply to .pathwise topology.' topology --ewma_shift=2
+expect_usage '--web.listen-address needs a value' --web.listen-address
+expect_usage 'for --log.level' --log.level=loud
+expect_usage 'for --ewma-shift: want 0 to 16' --ewma-shift=17
+expect_usage 'invalid value "x" for --ewma-shift' snapshot --ewma-shift=x
+expect_usage 'for --degraded-ratio: must be a number above 1' --degraded-ratio=1
+expect_usage 'for --degraded-ratio: must be a number above 1' --degraded-ratio=nan
+expect_usage 'for --degraded-windows: must be >= 1' --degraded-windows=0
+expect_usage 'for --idle-windows: must be >= 1' snapshot --idle-windows=-3
+expect_usage 'for --recover-windows: must be >= 1' --recover-windows=0
+expect_usage 'for --reseed-ratio: want 0 \(off\) or above 1' --reseed-ratio=0.5
+expect_usage 'does not apply to .pathwise topology.' topology --ewma-shift=2
 expect_usage 'lab: --scenario FILE is required' lab
 expect_usage "lab: --policies: unknown policy 'fastest'" lab --scenario=x --policies=fastest
-expect_usage 'lab: unknown flag --interval' lab --scenario=x --interval=1s
+expect_usage 'lab: flag --interval does not apply to .pathwise lab.' lab --scenario=x --interval=1s
+expect_usage "^pathwise: unknown flag --bogus \(see 'pathwise serve --help'\)$" --bogus
+expect_usage "^pathwise: unknown flag --intervall: did you mean --interval\? \(see 'pathwise snapshot --help'\)$" snapshot --intervall=1s
+expect_usage "unknown flag --sysfs-rot: did you mean --path.sysfs\?" topology --sysfs-rot=/x
+expect_usage 'unknown command "snapshto": did you mean snapshot\?' snapshto
+# Flag names take - and _ alike, and errors name the flag as typed.
+expect_usage 'invalid value "x" for --ewma-shift' --ewma_shift=x
+expect_usage '^pathwise: flag --probe_interval does not apply' topology --probe_interval=1s
 expect_usage 'unexpected argument "topology"' serve topology
-expect_usage 'invalid value "maybe" for --bpf_stats' --bpf_stats=maybe
-expect_usage '^pathwise: invalid value "abc" for --listen_address: ' --listen_address=abc
-expect_usage '^pathwise: invalid value ":99999" for --listen_address: ' serve --listen_address=:99999
-expect_usage 'for --listen_address: bad IPv4 address "999.1.1.1"' --listen_address=999.1.1.1:9877
+expect_usage 'invalid value "maybe" for --bpf-stats' --bpf-stats=maybe
+expect_usage '^pathwise: invalid value "abc" for --web.listen-address: ' --web.listen-address=abc
+expect_usage '^pathwise: invalid value ":99999" for --web.listen-address: ' serve --web.listen-address=:99999
+expect_usage 'for --web.listen-address: bad IPv4 address "999.1.1.1"' --web.listen-address=999.1.1.1:9877
 
 # --version / --help
 out=$("$PW" --version) && [[ $out =~ ^pathwise\ [0-9]+\.[0-9]+\.[0-9]+\ \(revision\ .+\)$ ]] \
   && ok "--version: $out" || fail "--version printed '$out'"
-"$PW" --help >"$tmp/help" && grep -q -- '--listen_address' "$tmp/help" \
-  && grep -q -- '--sysfs_root' "$tmp/help" && grep -q 'pathwise snapshot' "$tmp/help" \
-  && ok "--help" || fail "--help"
+# The binary's help: one line per command, no command's flags.
+"$PW" --help >"$tmp/help" && (($(wc -l <"$tmp/help") <= 35)) \
+  && grep -q '^  snapshot  ' "$tmp/help" && grep -q 'pathwise COMMAND --help' "$tmp/help" \
+  && ! grep -q -- '--web.listen-address' "$tmp/help" \
+  && ok "--help: $(wc -l <"$tmp/help") lines" || { fail "--help"; cat "$tmp/help" >&2; }
 "$PW" help | cmp -s - "$tmp/help" && ok "help" || fail "help differs from --help"
+"$PW" serve --help >"$tmp/help" && grep -q -- '--web.listen-address' "$tmp/help" \
+  && grep -q -- '--path.sysfs' "$tmp/help" && grep -q -- '--log.format' "$tmp/help" \
+  && ! grep -q -- 'listen_address' "$tmp/help" \
+  && ok "serve --help" || fail "serve --help"
+"$PW" help serve | cmp -s - "$tmp/help" && ok "help serve" || fail "help serve differs from serve --help"
+expect_usage 'unknown command "bogus"' help bogus
 # A command's help: its own flags only.
 "$PW" snapshot --help >"$tmp/help" && grep -q -- '--duration' "$tmp/help" \
-  && ! grep -q -- '--listen_address' "$tmp/help" \
+  && ! grep -q -- '--web.listen-address' "$tmp/help" \
   && ok "snapshot --help" || fail "snapshot --help"
 "$PW" lab --help >"$tmp/help" && grep -q -- '--scenario FILE' "$tmp/help" \
   && ok "lab --help" || fail "lab --help"
@@ -92,7 +107,7 @@ name_of() { basename "${1%/sys}"; }
 for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys" "$tmp/empty"; do
   name=$(name_of "$root")
   if [[ ! -d $root ]]; then fail "fixture $root missing"; continue; fi
-  if ! "$PW" snapshot --duration=0s --sysfs_root="$root" >"$tmp/$name.prom" 2>"$tmp/$name.err"; then
+  if ! "$PW" snapshot --duration=0s --path.sysfs="$root" >"$tmp/$name.prom" 2>"$tmp/$name.err"; then
     fail "snapshot on $name failed: $(cat "$tmp/$name.err")"; continue
   fi
   if promtool check metrics <"$tmp/$name.prom" >"$tmp/promtool.out" 2>&1; then
@@ -114,13 +129,44 @@ for root in "$FIX/tcp2-6.12/sys" "$FIX/pcie2-6.1/sys"; do
     && ok "$name: 2 paths" || fail "$name: want 2 pathwise_path_info series"
   grep -c '^pathwise_controller_state{.*state="live"} 1$' "$tmp/$name.prom" | grep -qx 2 \
     && ok "$name: 2 live controllers" || fail "$name: want 2 live controllers"
-  "$PW" snapshot --duration=0s --format=json --sysfs_root="$root" | jq -e '.subsystems | length == 1' >/dev/null \
+  "$PW" snapshot --duration=0s --format=json --path.sysfs="$root" | jq -e '.subsystems | length == 1' >/dev/null \
     && ok "$name: snapshot --format=json" || fail "$name: snapshot --format=json"
-  "$PW" topology --format=json --sysfs_root="$root" | jq -e '.subsystems[0].heads[0].paths | length == 2' >/dev/null \
+  "$PW" topology --format=json --path.sysfs="$root" | jq -e '.subsystems[0].heads[0].paths | length == 2' >/dev/null \
     && ok "$name: topology --format=json" || fail "$name: topology --format=json"
-  "$PW" topology --sysfs_root="$root" >"$tmp/topo.txt" && [[ $(grep -c ' |  +- ' "$tmp/topo.txt") == 2 ]] \
+  "$PW" topology --path.sysfs="$root" >"$tmp/topo.txt" && [[ $(grep -c ' |  +- ' "$tmp/topo.txt") == 2 ]] \
     && ok "$name: topology text shows 2 paths" || { fail "$name: topology text"; cat "$tmp/topo.txt" >&2; }
 done
+
+# The former flag names still work, each with one deprecation warning (a
+# logfmt line); the new names log none.
+root="$FIX/tcp2-6.12/sys"
+if [[ -d $root ]]; then
+  rc=0
+  "$PW" snapshot --duration=0s --bpf=off --sysfs_root="$root" --log_level=info \
+    >"$tmp/alias.prom" 2>"$tmp/alias.err" || rc=$?
+  if [[ $rc == 0 ]] && grep -q '^pathwise_path_info{' "$tmp/alias.prom" \
+     && [[ $(grep -c '^ts=[^ ]*Z level=warn msg="flag --sysfs_root is deprecated, use --path.sysfs"$' "$tmp/alias.err") == 1 ]] \
+     && [[ $(grep -c 'msg="flag --log_level is deprecated, use --log.level"$' "$tmp/alias.err") == 1 ]]; then
+    ok "--sysfs_root and --log_level still parse, one warning each"
+  else
+    fail "former flag names -> rc=$rc:"; cat "$tmp/alias.err" >&2
+  fi
+  "$PW" snapshot --duration=0s --bpf=off --path.sysfs="$root" --log.level=info \
+    >/dev/null 2>"$tmp/new.err"
+  grep -q deprecated "$tmp/new.err" && fail "new names warned: $(cat "$tmp/new.err")" \
+    || ok "new names: no deprecation warning"
+  # --log.format=json: every stderr line one JSON object.
+  "$PW" snapshot --duration=0s --bpf=off --path.sysfs="$root" --log.level=debug \
+    --log.format=json --sysfs_root="$root" >/dev/null 2>"$tmp/json.err"
+  if [[ -s $tmp/json.err ]] \
+     && jq -e -s 'all(.[]; (.ts | test("^[0-9-]+T[0-9:.]+Z$")) and (.level | type == "string") and (.msg | type == "string"))' \
+        "$tmp/json.err" >/dev/null \
+     && [[ $(jq -s length "$tmp/json.err") == $(wc -l <"$tmp/json.err") ]]; then
+    ok "--log.format=json: $(wc -l <"$tmp/json.err") lines, each a JSON object"
+  else
+    fail "--log.format=json:"; cat "$tmp/json.err" >&2
+  fi
+fi
 
 # Bytes that are not UTF-8 in sysfs strings (a serial and model copied from
 # Identify data, an address) and in an error quoting one (an unknown
@@ -134,7 +180,7 @@ if [[ -d $FIX/tcp2-6.12/sys ]]; then
   printf 'live\xff\n' >"$raw/sys/devices/virtual/nvme-fabrics/ctl/nvme0/state"
   utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
   R=$'\xef\xbf\xbd'  # U+FFFD
-  if "$PW" snapshot --duration=0s --bpf=off --sysfs_root="$raw/sys" >"$tmp/raw.prom" 2>"$tmp/raw.err"; then
+  if "$PW" snapshot --duration=0s --bpf=off --path.sysfs="$raw/sys" >"$tmp/raw.prom" 2>"$tmp/raw.err"; then
     promtool check metrics <"$tmp/raw.prom" >"$tmp/promtool.out" 2>&1 && utf8 "$tmp/raw.prom" \
       && grep -qF "serial=\"SN$R$R""42\"" "$tmp/raw.prom" \
       && grep -qx 'pathwise_invalid_utf8_label_values 2' "$tmp/raw.prom" \
@@ -147,7 +193,7 @@ if [[ -d $FIX/tcp2-6.12/sys ]]; then
   for cmd in "snapshot --duration=0s --bpf=off" "topology"; do
     rc=0
     # shellcheck disable=SC2086
-    "$PW" $cmd --format=json --sysfs_root="$raw/sys" >"$tmp/raw.json" 2>"$tmp/raw.err" || rc=$?
+    "$PW" $cmd --format=json --path.sysfs="$raw/sys" >"$tmp/raw.json" 2>"$tmp/raw.err" || rc=$?
     if [[ $rc == 0 ]] && utf8 "$tmp/raw.json" \
        && jq -e '.subsystems[0].serial == "SN\ufffd\ufffd42"' "$tmp/raw.json" >/dev/null; then
       ok "raw bytes in sysfs: $cmd --format=json valid"
@@ -156,7 +202,7 @@ if [[ -d $FIX/tcp2-6.12/sys ]]; then
     fi
   done
   jq -e '.collectors[0].error | test("unknown controller state \"live\ufffd\"")' \
-    < <("$PW" snapshot --duration=0s --bpf=off --format=json --sysfs_root="$raw/sys" 2>/dev/null) >/dev/null \
+    < <("$PW" snapshot --duration=0s --bpf=off --format=json --path.sysfs="$raw/sys" 2>/dev/null) >/dev/null \
     && ok "raw bytes in a collector error: valid JSON" || fail "raw bytes in a collector error"
 fi
 
@@ -175,7 +221,7 @@ root="$FIX/tcp2-6.12/sys"
 port=""
 for _ in $(seq 1 20); do
   p=$((20000 + RANDOM % 40000))
-  "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --sysfs_root="$root" 2>"$tmp/serve.err" &
+  "$PW" serve --web.listen-address="127.0.0.1:$p" --interval=200ms --path.sysfs="$root" 2>"$tmp/serve.err" &
   pid=$!
   pids+=("$pid")
   alive=0
@@ -206,12 +252,15 @@ else
   if kill -0 "$pid" 2>/dev/null && [[ $(code /healthz) == 200 ]] &&
      grep -q 'received SIGHUP: ignored' "$tmp/serve.err"; then
     ok "SIGHUP -> logged, still serving"
+    grep -vE '^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z level=(debug|info|warn|error) msg="' \
+      "$tmp/serve.err" >"$tmp/notlogfmt" && { fail "serve log lines not logfmt:"; cat "$tmp/notlogfmt" >&2; } \
+      || ok "serve logs logfmt, RFC 3339 UTC timestamps"
   else
     fail "SIGHUP: $(tail -2 "$tmp/serve.err")"
   fi
 
   rc=0
-  "$PW" serve --listen_address="127.0.0.1:$port" --sysfs_root="$tmp/empty" >"$tmp/out2" 2>"$tmp/err2" || rc=$?
+  "$PW" serve --web.listen-address="127.0.0.1:$port" --path.sysfs="$tmp/empty" >"$tmp/out2" 2>"$tmp/err2" || rc=$?
   if [[ $rc == 1 && $(wc -l <"$tmp/err2") == 1 ]] &&
      grep -qx "pathwise: cannot listen on 127.0.0.1:$port: address already in use" "$tmp/err2"; then
     ok "port in use -> rc 1: $(cat "$tmp/err2")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A host without NVMe multipath (label unit_root: --sysfs_root binds the
+# A host without NVMe multipath (label unit_root: --path.sysfs binds the
 # tree over /sys, which needs root). Two trees: an empty one (no
 # /sys/class/nvme-subsystem: nvme_core not loaded) and one whose class is
 # there but empty. For each, an agent on it must
@@ -16,7 +16,7 @@ WORK=$2
 SHOT=$3
 here=$(dirname "$(readlink -f "$0")")
 die() { echo "FAIL: $*" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || die "needs root (--sysfs_root)"
+[[ $(id -u) == 0 ]] || die "needs root (--path.sysfs)"
 for t in curl python3 node npm; do
   command -v "$t" >/dev/null || die "$t is missing (scripts/setup-deps)"
 done
@@ -38,8 +38,8 @@ check() {
   local name=$1 root=$2 found=$3 port="" p
   for _ in $(seq 1 10); do
     p=$(free_port)
-    "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --bpf=off \
-      --sysfs_root="$root" 2>"$tmp/$name.err" &
+    "$PW" serve --web.listen-address="127.0.0.1:$p" --interval=200ms --bpf=off \
+      --path.sysfs="$root" 2>"$tmp/$name.err" &
     pid=$!
     for _ in $(seq 1 50); do
       curl -fs "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && { port=$p; break; }

@@ -17,7 +17,7 @@ WORK=$3
 SHOT=$4
 here=$(dirname "$(readlink -f "$0")")
 die() { echo "FAIL: $*" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || die "needs root (--sysfs_root)"
+[[ $(id -u) == 0 ]] || die "needs root (--path.sysfs)"
 for t in htpasswd curl python3 node npm; do
   command -v "$t" >/dev/null || die "$t is missing (scripts/setup-deps)"
 done

@@ -10,7 +10,7 @@
 #  - --actuate=on: the iopolicy becomes queue-depth within hold (3 s) + a
 #    few windows; fio's IOPS after it against before are printed;
 #  - SIGTERM: numa again, the restore logged.
-# 6.1 (no queue-depth), --kernel_queue_depth=true so that the advisor asks
+# 6.1 (no queue-depth), --kernel-queue-depth=true so that the advisor asks
 # for it:
 #  - a read-only sysfs (a private mount namespace): one failed decision, one
 #    warning, no retry, numa kept;
@@ -38,7 +38,7 @@ secs_since() {
 # its log is $log ($TB_OUT/serve.log; $TB_OUT/NAME.log once stopped).
 start() {
   shift
-  bpf_start_agent "$pw" --actuate_hold=${hold}s --actuate_min_interval=60s "$@"
+  bpf_start_agent "$pw" --actuate-hold=${hold}s --actuate-min-interval=60s "$@"
   log=$TB_OUT/serve.log
 }
 # stop NAME: SIGTERM, exit 0; keeps the log.
@@ -169,7 +169,7 @@ case $TB_KERNEL in
   stop on
   policy
   expect_eq "iopolicy after SIGTERM" "$POLICY" numa
-  grep -F 'from=queue-depth to=numa result=applied reason="restore on exit' "$TB_OUT/on.log" ||
+  grep -F 'from=queue-depth to=numa result=applied reason=\"restore on exit' "$TB_OUT/on.log" ||
     fail "no restore log line"
   pass "SIGTERM restored numa"
   ;;
@@ -184,7 +184,7 @@ EOS
   chmod +x /tmp/pathwise-ro
   pw_real=$pw
   pw=/tmp/pathwise-ro
-  start readonly --actuate=on --kernel_queue_depth=true
+  start readonly --actuate=on --kernel-queue-depth=true
   pw=$pw_real
   switch
   until_within 15 has_decision result=failed || fail "no failed decision within 15 s"
@@ -195,11 +195,11 @@ EOS
   expect_eq "iopolicy with a read-only sysfs" "$POLICY" numa
   expect_eq "failed decisions" "$(decisions result=failed)" 1
   expect_eq "decisions other than that one" "$(($(decisions) - 1))" 0
-  expect_eq "warnings about it" "$(grep -c 'W pathwise: iopolicy decision: .*result=failed.*Read-only file system' "$log")" 1
+  expect_eq "warnings about it" "$(grep -c 'level=warn msg="iopolicy decision: .*result=failed.*Read-only file system' "$log")" 1
   stop readonly
 
   # --- writable: queue-depth refused, round-robin instead -----------------
-  start refused --actuate=on --kernel_queue_depth=true
+  start refused --actuate=on --kernel-queue-depth=true
   switch
   until_within 15 policy_is round-robin ||
     fail "iopolicy not round-robin within 15 s (it is $POLICY)"

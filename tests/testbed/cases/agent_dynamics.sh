@@ -5,7 +5,7 @@
 . "$TB_SCRIPT_DIR/assert.sh"
 pw=$1
 url=http://127.0.0.1:9877
-"$pw" serve --listen_address=127.0.0.1:9877 --interval=1s >"$TB_OUT/serve.log" 2>&1 &
+"$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s >"$TB_OUT/serve.log" 2>&1 &
 pw_pid=$!
 trap 'kill $pw_pid 2>/dev/null' EXIT
 tb_wait 20 curl -sf -o /dev/null "$url/healthz" || fail "no /healthz 200 within 20 s"

@@ -11,7 +11,7 @@
 [[ -n $TB_SHARE ]] || fail "needs testbed --share"
 delay_ms=100 rate_iops=150
 tb_iopolicy round-robin || fail "iopolicy"
-"$1" serve --interval=1s --bpf=required --histogram_buckets=fine >"$TB_OUT/serve.log" 2>&1 &
+"$1" serve --interval=1s --bpf=required --histogram-buckets=fine >"$TB_OUT/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid $fio_pid 2>/dev/null' EXIT
 if ! tb_wait 60 curl -sf -o /dev/null http://127.0.0.1:9877/healthz; then

@@ -67,8 +67,8 @@ agent_state() {
 agent_says() { [[ $(agent_state "$1") == "$2" ]]; }
 
 if [[ -n $pw ]]; then
-  "$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=off \
-    --probe_interval=500ms >"$TB_OUT/serve.log" 2>&1 &
+  "$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=off \
+    --probe-interval=500ms >"$TB_OUT/serve.log" 2>&1 &
   pid=$!
   trap 'kill $pid 2>/dev/null' EXIT
   tb_wait 30 curl -sf -o /dev/null "$url/healthz" ||

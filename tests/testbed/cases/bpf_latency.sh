@@ -8,7 +8,7 @@ tb_iopolicy round-robin || fail "iopolicy"
 tb_path_delay 0 30 || fail "delay"
 # Fine buckets: the sampler's own resolution; the default coarse ones are a
 # factor 2 wide, and 30 ms sits inside (16.8, 33.6] ms.
-bpf_start_agent "$1" --histogram_buckets=fine
+bpf_start_agent "$1" --histogram-buckets=fine
 p0=${TB_PATHS[0]} p1=${TB_PATHS[1]}
 before=$(bpf_scrape before)
 tb_fio --runtime=8 --iodepth=8 --output="$TB_OUT/fio.txt" || fail "fio"

@@ -8,7 +8,7 @@ bpf_url=http://127.0.0.1:9877
 bpf_start_agent() {
   local pw=$1
   shift
-  "$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=required "$@" \
+  "$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=required "$@" \
     >"$TB_OUT/serve.log" 2>&1 &
   bpf_pid=$!
   trap 'kill $bpf_pid 2>/dev/null' EXIT

@@ -22,7 +22,7 @@ tb_dm_setup || fail "namespace 1 on dm"
 sleep 2
 tb_refresh
 
-"$bin" datapath --namespace auto --io_timeout 2s --no_path_timeout 20s --ana_interval 2s \
+"$bin" datapath --namespace auto --io-timeout 2s --no-path-timeout 20s --ana-interval 2s \
   "$@" >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
 dp_pid=$!
 tb_wait 20 test -s "$TB_OUT/device.txt" || { cat "$TB_OUT/server.log"; fail "no device"; }
@@ -75,7 +75,7 @@ while ((SECONDS < end)); do
   i=$((RANDOM % 2))
   d=$((2 + RANDOM % 9))
   gap=$((3 + RANDOM % 8))
-  [[ $f == all_down ]] && d=$((2 + RANDOM % 12)) # below --no_path_timeout
+  [[ $f == all_down ]] && d=$((2 + RANDOM % 12)) # below --no-path-timeout
   t=$SECONDS
   if inject "$f" "$i" "$d"; then rc=ok; else rc="failed to inject"; fi
   n=$((n + 1))

@@ -14,8 +14,8 @@
 #           recorded, not judged (the kernel's head where its behaviour is
 #           the finding, not ours)
 #   ERRORS  none|some|any: I/O errors the application may see
-# The datapath runs with --io_timeout 2s --no_path_timeout 15s
-# --ana_interval 2s and DATAPATH_ARGS. Writes a summary line (`RESULT ...`)
+# The datapath runs with --io-timeout 2s --no-path-timeout 15s
+# --ana-interval 2s and DATAPATH_ARGS. Writes a summary line (`RESULT ...`)
 # and result.json to $TB_OUT.
 . "$TB_SCRIPT_DIR/assert.sh"
 . "$TB_SCRIPT_DIR/dm_lib.sh"
@@ -50,8 +50,8 @@ cleanup() {
 trap cleanup EXIT
 start_datapath() { # log-suffix [more args]: sets dev and dp_pid
   local out=$TB_OUT/device$1.txt
-  "$bin" datapath --namespace auto --io_timeout 2s --no_path_timeout "${NO_PATH_S}s" \
-    --ana_interval 2s --listen_address "" "${dp_args[@]}" "${@:2}" >"$out" 2>"$TB_OUT/server$1.log" &
+  "$bin" datapath --namespace auto --io-timeout 2s --no-path-timeout "${NO_PATH_S}s" \
+    --ana-interval 2s --web.listen-address "" "${dp_args[@]}" "${@:2}" >"$out" 2>"$TB_OUT/server$1.log" &
   dp_pid=$!
   tb_wait 20 test -s "$out" || { cat "$TB_OUT/server$1.log" >&2; fail "no device announced"; }
   dev=$(head -1 "$out")
@@ -111,8 +111,8 @@ fault_ghost_reset() {
   wait "$rp"
   sleep 5
 }
-# The same stall without a reset, twice: only --io_timeout (2 s) sees it.
-# 5 s: the writes held there land 3 s after --io_timeout, time enough for
+# The same stall without a reset, twice: only --io-timeout (2 s) sees it.
+# 5 s: the writes held there land 3 s after --io-timeout, time enough for
 # the application to write most of the 64 blocks again. A late write the
 # ledger does not read before its block is written again leaves no trace,
 # hence two rounds (and round-robin in the seeded-defect case, so that
@@ -134,7 +134,7 @@ fault_sigkill() { # the datapath killed mid-write; the device goes
   dp_pid=""
   sleep 4
 }
-# The same with user recovery (DATAPATH_ARGS --user_recovery): a new
+# The same with user recovery (DATAPATH_ARGS --user-recovery): a new
 # datapath takes the device back while the ledger keeps its fd and writes.
 fault_sigkill_recover() {
   sleep 4

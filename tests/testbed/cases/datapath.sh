@@ -15,7 +15,7 @@
 # datapath learns it from the ANA status of its next command and the log
 # page it then reads): path 0's link stops carrying I/O while path 1's
 # does, and when path 0 is optimized again (seen at the next periodic read,
-# --ana_interval 2s) it carries I/O again, verification passing
+# --ana-interval 2s) it carries I/O again, verification passing
 # throughout; SIGTERM removes the device with nothing left behind.
 # Args: PATHWISE_BINARY
 . "$TB_SCRIPT_DIR/assert.sh"
@@ -48,8 +48,8 @@ link_bytes() { # i: bytes both ways on path i's link
 }
 
 [[ ! -e /dev/ublk-control ]] || fail "/dev/ublk-control exists before the datapath ran"
-"$bin" datapath --namespace "uuid.$uuid" --queues 2 --depth 64 --io_timeout 2s \
-  --no_path_timeout 30s --ana_interval 2s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
+"$bin" datapath --namespace "uuid.$uuid" --queues 2 --depth 64 --io-timeout 2s \
+  --no-path-timeout 30s --ana-interval 2s >"$TB_OUT/device.txt" 2>"$TB_OUT/server.log" &
 pid=$!
 if ! tb_wait 15 test -s "$TB_OUT/device.txt"; then
   cat "$TB_OUT/server.log" >&2
@@ -103,7 +103,7 @@ echo "link bytes during randrw: path 0 $d0, path 1 $d1"
 pass "I/O went to both paths"
 
 # Path 0 down mid-run: in-flight commands there end when the kernel gives
-# up on the link; new ones go to path 1 once path 0 misses --io_timeout.
+# up on the link; new ones go to path 1 once path 0 misses --io-timeout.
 fio_verify failover 16 &
 fio_pid=$!
 sleep 3

@@ -52,12 +52,12 @@ t0=$SECONDS
 [[ -s $rendered/base/pathwise.args ]] || fail "no rendered DaemonSet args at $rendered (run the deploy_kubernetes_render test first)"
 mapfile -t args <"$rendered/base/pathwise.args"
 [[ ${args[0]} == serve ]] || fail "DaemonSet args: ${args[*]}"
-port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
+port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--web.listen-address=.*:([0-9]+)$/\1/p')
 # The second "host": the same args, listening on the next port.
 port2=$((port + 1))
 args2=()
 for a in "${args[@]}"; do
-  [[ $a == --listen_address=* ]] && a=--listen_address=:$port2
+  [[ $a == --web.listen-address=* ]] && a=--web.listen-address=:$port2
   args2+=("$a")
 done
 # Path 0's and 1's target ports as the fleet rules name them: the address

@@ -41,7 +41,7 @@ pass "image unpacked in the guest: $nl layer(s), $(find $rootfs -type f | wc -l)
 mapfile -t args <"$rendered/base/pathwise.args"
 mapfile -t caps <"$rendered/base/pathwise.caps"
 [[ ${args[0]} == serve ]] || fail "DaemonSet args: ${args[*]}"
-port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--listen_address=.*:([0-9]+)$/\1/p')
+port=$(printf '%s\n' "${args[@]}" | sed -nE 's/^--web.listen-address=.*:([0-9]+)$/\1/p')
 # Every capability of the bounding set but the DaemonSet's.
 keep=" $(printf 'cap_%s ' "${caps[@],,}")"
 drop=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' '\n' | while read -r c; do

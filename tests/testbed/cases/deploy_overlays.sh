@@ -7,7 +7,7 @@
 # - multipath on: every `serve` container (base, no-operator, dashboards,
 #   active, and the agent of datapath). /healthz answers; /metrics has both
 #   paths, with I/O counted under fio; with --actuate the actuator's mode
-#   series says so, with --probe_interval other than 0 both controllers have
+#   series says so, with --probe-interval other than 0 both controllers have
 #   probe latencies; SIGTERM ends it with status 0.
 # - multipath off: every `datapath` container (overlay datapath): the device
 #   it announces takes I/O, /healthz answers, /metrics has the datapath's
@@ -36,12 +36,12 @@ done
 ((n_files > 0)) || fail "no DaemonSet containers under $rendered"
 ((${#who[@]} > 0)) || fail "no overlay runs '$want'"
 
-port_of() { sed -nE 's/.*--listen_address=[^ ]*:([0-9]+)( |$).*/\1/p' <<<"$1"; }
+port_of() { sed -nE 's/.*--web.listen-address=[^ ]*:([0-9]+)( |$).*/\1/p' <<<"$1"; }
 
 run_serve() { # ARGS...
   local port n pid rc m=$TB_OUT/metrics.txt
   port=$(port_of "$*")
-  [[ -n $port ]] || fail "no --listen_address in: $*"
+  [[ -n $port ]] || fail "no --web.listen-address in: $*"
   tb_iopolicy round-robin || fail "iopolicy"
   "$pw" "$@" >"$TB_OUT/agent.log" 2>&1 &
   pid=$!
@@ -58,7 +58,7 @@ run_serve() { # ARGS...
   if [[ " $* " == *" --actuate=on "* ]]; then
     expect_eq "pathwise_actuator_mode{mode=\"on\"}" "$(prom_values "$m" pathwise_actuator_mode mode=on)" 1
   fi
-  if [[ " $* " == *" --probe_interval="* && " $* " != *" --probe_interval=0 "* ]]; then
+  if [[ " $* " == *" --probe-interval="* && " $* " != *" --probe-interval=0 "* ]]; then
     for c in "${TB_CTRLS[@]}"; do
       n=$(prom_values "$m" pathwise_controller_probe_latency_seconds_count controller="$c" | head -1)
       ((${n:-0} > 0)) || { cat "$TB_OUT/agent.log"; fail "$c: no probes (${n:-none}) with: $*"; }
@@ -73,7 +73,7 @@ run_serve() { # ARGS...
 run_datapath() { # ARGS...
   local port dev pid rc m=$TB_OUT/metrics.txt
   port=$(port_of "$*")
-  [[ -n $port ]] || fail "no --listen_address in: $*"
+  [[ -n $port ]] || fail "no --web.listen-address in: $*"
   "$pw" "$@" >"$TB_OUT/device.txt" 2>"$TB_OUT/datapath.log" &
   pid=$!
   # Until the device is announced, or the datapath has exited (a refused

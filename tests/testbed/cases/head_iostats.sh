@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# --head_iostats against the real kernel (tcp:2, multipath on):
+# --head-iostats against the real kernel (tcp:2, multipath on):
 #  - off: the head's queue/iostats is 0 while the eBPF sampler runs; fio's
 #    fixed count of I/Os on the head is every one in pathwise's head series
 #    while the kernel's /sys/block/HEAD/stat does not move (its accounting
@@ -21,7 +21,7 @@ expect_eq "$knob before" "$(cat "$knob")" 1
 
 # off
 # The head's own I/O counter below: --metrics.profile=full.
-bpf_start_agent "$pw" --head_iostats=off --metrics.profile=full
+bpf_start_agent "$pw" --head-iostats=off --metrics.profile=full
 tb_wait 10 knob_is 0 || fail "$knob still $(cat "$knob") 10 s after start"
 pass "$knob is 0 while the sampler runs"
 before=$(bpf_scrape before)
@@ -53,7 +53,7 @@ pass "the kernel counts the head's I/O again"
 
 # Someone else's 0 is theirs.
 echo 0 >"$knob"
-bpf_start_agent "$pw" --head_iostats=off
+bpf_start_agent "$pw" --head-iostats=off
 sleep 2.5
 grep -q "head iostats: $head already has iostats 0; left as it is" "$TB_OUT/serve.log" ||
   fail "no 'left as it is' log line"
@@ -62,7 +62,7 @@ expect_eq "$knob after SIGTERM (the admin's 0)" "$(cat "$knob")" 0
 echo 1 >"$knob"
 
 # dry-run
-bpf_start_agent "$pw" --head_iostats=dry-run
+bpf_start_agent "$pw" --head-iostats=dry-run
 m=$(bpf_scrape dry)
 expect_eq "dry-run: $knob" "$(cat "$knob")" 1
 expect_eq "dry-run: changes off/dry_run" \
@@ -72,13 +72,13 @@ expect_eq "dry-run: changes off/applied" \
 bpf_stop_agent
 
 # --bpf=off: the sysfs fallback reads the head's stat: kept.
-"$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=off --head_iostats=off \
+"$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=off --head-iostats=off \
   >"$TB_OUT/sysfs.log" 2>&1 &
 p=$!
 tb_wait 30 curl -sf -o /dev/null "$bpf_url/healthz" || fail "no /healthz with --bpf=off"
 sleep 2.5
 expect_eq "--bpf=off: $knob" "$(cat "$knob")" 1
-grep -q -- "--head_iostats=off: the heads keep their accounting" "$TB_OUT/sysfs.log" ||
+grep -q -- "--head-iostats=off: the heads keep their accounting" "$TB_OUT/sysfs.log" ||
   fail "no warning with --bpf=off"
 kill -TERM "$p"
 wait "$p" || fail "pathwise --bpf=off exit status"

@@ -52,7 +52,7 @@ prometheus --config.file=$d/prometheus.yml --storage.tsdb.path=$d/data \
 prom_pid=$!
 # Coarse classic buckets against native ones, as the bounds below are the
 # coarse layout's (the default profile's sparse one is 2 to 4 times wider).
-bpf_start_agent "$pw" --histogram_buckets=coarse
+bpf_start_agent "$pw" --histogram-buckets=coarse
 trap 'kill $bpf_pid $prom_pid $fio_pid 2>/dev/null' EXIT
 tb_fio --runtime=300 --iodepth=8 --rate_iops=200 --output="$TB_OUT/fio.txt" >/dev/null 2>&1 &
 fio_pid=$!

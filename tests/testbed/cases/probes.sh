@@ -13,7 +13,7 @@
 #  - path 1's controller deleted while it is being probed (nvme
 #    disconnect): a log line, its series go, no crash; reconnected, it is
 #    probed again.
-# --probe_interval=500ms --probe_timeout=1s: detection takes up to
+# --probe-interval=500ms --probe-timeout=1s: detection takes up to
 # probe_interval + probe_timeout + one collection interval (2.5 s here; 4 s
 # with the defaults, 1 s and 2 s).
 # Args: PATHWISE_BINARY
@@ -24,8 +24,8 @@ p0=${TB_PATHS[0]} p1=${TB_PATHS[1]} c0=${TB_CTRLS[0]} c1=${TB_CTRLS[1]}
 prom=/tmp/probes.prom
 
 tb_path_delay 0 30 || fail "tb_path_delay"
-"$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=off \
-  --probe_interval=500ms --probe_timeout=1s >"$TB_OUT/serve.log" 2>&1 &
+"$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=off \
+  --probe-interval=500ms --probe-timeout=1s >"$TB_OUT/serve.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null' EXIT
 if ! tb_wait 30 curl -sf -o /dev/null "$url/healthz"; then

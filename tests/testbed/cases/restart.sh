@@ -14,7 +14,7 @@
 pw=$1
 port=9877
 url=http://127.0.0.1:$port
-args=(serve --listen_address=127.0.0.1:$port --interval=1s --bpf=required)
+args=(serve --web.listen-address=127.0.0.1:$port --interval=1s --bpf=required)
 p0=${TB_PATHS[0]}
 pids=()
 trap 'kill -9 "${pids[@]}" 2>/dev/null' EXIT

@@ -229,7 +229,7 @@ tb_iopolicy round-robin || fail "iopolicy"
 # zero is exported from the first scrape. The default profile leaves a
 # counter out until it moves, so an error counter born mid-run would stay
 # and the series count could never return to its start.
-"$pw" serve --listen_address=127.0.0.1:9877 --interval=1s --bpf=required \
+"$pw" serve --web.listen-address=127.0.0.1:9877 --interval=1s --bpf=required \
   --metrics.profile=full >"$TB_OUT/serve.log" 2>&1 &
 agent=$!
 pids+=("$agent")

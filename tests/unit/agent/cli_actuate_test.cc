@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The iopolicy actuator's flags (--actuate*) and --kernel_queue_depth:
+// The iopolicy actuator's flags (--actuate*) and --kernel-queue-depth:
 // defaults, every value stored, bad values in one line (exit 2 in the
-// binary), and that they are serve's only (--kernel_queue_depth also
+// binary), and that they are serve's only (--kernel-queue-depth also
 // snapshot's: it changes the advice).
 #include <gtest/gtest.h>
 
@@ -38,26 +38,26 @@ TEST(CliActuateTest, Defaults) {
 }
 
 TEST(CliActuateTest, EveryValueIsStored) {
-  Options o = Parse({"serve", "--actuate=dry-run", "--actuate_hold=3s",
-                     "--actuate_min_interval=10s",
-                     "--actuate_subsystems=nvme-subsys[01]",
-                     "--actuate_restore=false", "--kernel_queue_depth=true"});
+  Options o = Parse({"serve", "--actuate=dry-run", "--actuate-hold=3s",
+                     "--actuate-min-interval=10s",
+                     "--actuate-subsystems=nvme-subsys[01]",
+                     "--actuate-restore=false", "--kernel-queue-depth=true"});
   EXPECT_EQ(o.actuate.mode, model::ActuateMode::kDryRun);
   EXPECT_EQ(o.actuate.hold, absl::Seconds(3));
   EXPECT_EQ(o.actuate.min_interval, absl::Seconds(10));
   EXPECT_EQ(o.actuate.subsystems, "nvme-subsys[01]");
   EXPECT_FALSE(o.actuate.restore);
   EXPECT_EQ(o.kernel_queue_depth, true);
-  o = Parse({"--actuate=on", "--actuate_hold=0s", "--actuate_restore",
-             "--kernel_queue_depth=false"});
+  o = Parse({"--actuate=on", "--actuate-hold=0s", "--actuate-restore",
+             "--kernel-queue-depth=false"});
   EXPECT_EQ(o.actuate.mode, model::ActuateMode::kOn);
   EXPECT_EQ(o.actuate.hold, absl::ZeroDuration());
   EXPECT_TRUE(o.actuate.restore);
   EXPECT_EQ(o.kernel_queue_depth, false);
   EXPECT_EQ(Parse({"--actuate=off"}).actuate.mode, model::ActuateMode::kOff);
   EXPECT_FALSE(
-      Parse({"--kernel_queue_depth=auto"}).kernel_queue_depth.has_value());
-  EXPECT_EQ(Parse({"snapshot", "--kernel_queue_depth=true"}).kernel_queue_depth,
+      Parse({"--kernel-queue-depth=auto"}).kernel_queue_depth.has_value());
+  EXPECT_EQ(Parse({"snapshot", "--kernel-queue-depth=true"}).kernel_queue_depth,
             true);
 }
 
@@ -67,21 +67,21 @@ TEST(CliActuateTest, BadValuesAreOneLine) {
        "invalid value \"yes\" for --actuate: want off, dry-run or on"},
       {{"--actuate=dry_run"},
        "invalid value \"dry_run\" for --actuate: want off, dry-run or on"},
-      {{"--actuate_hold=soon"},
-       "invalid value \"soon\" for --actuate_hold: want a duration such as "
+      {{"--actuate-hold=soon"},
+       "invalid value \"soon\" for --actuate-hold: want a duration such as "
        "1s, 500ms or 1m30s"},
-      {{"--actuate_hold=-1s"},
-       "invalid value \"-1s\" for --actuate_hold: must not be negative"},
-      {{"--actuate_min_interval=-5m"},
-       "invalid value \"-5m\" for --actuate_min_interval: must not be "
+      {{"--actuate-hold=-1s"},
+       "invalid value \"-1s\" for --actuate-hold: must not be negative"},
+      {{"--actuate-min-interval=-5m"},
+       "invalid value \"-5m\" for --actuate-min-interval: must not be "
        "negative"},
-      {{"--actuate_subsystems=nvme-subsys["},
-       "invalid value \"nvme-subsys[\" for --actuate_subsystems: not a "
+      {{"--actuate-subsystems=nvme-subsys["},
+       "invalid value \"nvme-subsys[\" for --actuate-subsystems: not a "
        "regular expression (ECMAScript)"},
-      {{"--actuate_restore=maybe"},
-       "invalid value \"maybe\" for --actuate_restore: want true or false"},
-      {{"--kernel_queue_depth=6.11"},
-       "invalid value \"6.11\" for --kernel_queue_depth: want auto, true or "
+      {{"--actuate-restore=maybe"},
+       "invalid value \"maybe\" for --actuate-restore: want true or false"},
+      {{"--kernel-queue-depth=6.11"},
+       "invalid value \"6.11\" for --kernel-queue-depth: want auto, true or "
        "false"},
   };
   for (const auto& [args, want] : cases) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// --histogram_buckets and --metrics.profile for serve and snapshot: the
+// --histogram-buckets and --metrics.profile for serve and snapshot: the
 // default profile with its sparse buckets unless told otherwise, full with
 // today's coarse ones; anything else is a one-line usage error; topology has
 // no such flags.
@@ -25,11 +25,11 @@ TEST(CliHistogramFlagsTest, TheProfilesBucketsUnlessGiven) {
   EXPECT_EQ(ExpositionOf(*o).histogram_buckets, HistogramBuckets::kSparse);
   EXPECT_EQ(ExpositionOf(*o).profile, MetricsProfile::kDefault);
   for (const char* command : {"serve", "snapshot"}) {
-    o = ParseArgs({command, "--histogram_buckets=fine"});
+    o = ParseArgs({command, "--histogram-buckets=fine"});
     ASSERT_TRUE(o.ok()) << o.status();
     EXPECT_EQ(ExpositionOf(*o).histogram_buckets, HistogramBuckets::kFine)
         << command;
-    o = ParseArgs({command, "--histogram_buckets=coarse"});
+    o = ParseArgs({command, "--histogram-buckets=coarse"});
     ASSERT_TRUE(o.ok()) << o.status();
     EXPECT_EQ(ExpositionOf(*o).histogram_buckets, HistogramBuckets::kCoarse)
         << command;
@@ -39,7 +39,7 @@ TEST(CliHistogramFlagsTest, TheProfilesBucketsUnlessGiven) {
     EXPECT_EQ(ExpositionOf(*o).histogram_buckets, HistogramBuckets::kCoarse)
         << command;
     o = ParseArgs(
-        {command, "--metrics.profile=full", "--histogram_buckets=sparse"});
+        {command, "--metrics.profile=full", "--histogram-buckets=sparse"});
     ASSERT_TRUE(o.ok()) << o.status();
     EXPECT_EQ(ExpositionOf(*o).histogram_buckets, HistogramBuckets::kSparse)
         << command;
@@ -50,13 +50,13 @@ TEST(CliHistogramFlagsTest, TheProfilesBucketsUnlessGiven) {
 }
 
 TEST(CliHistogramFlagsTest, BadValueIsAOneLineUsageError) {
-  EXPECT_EQ(ParseArgs({"--histogram_buckets=native"}).status().message(),
-            "invalid value \"native\" for --histogram_buckets: want sparse, "
+  EXPECT_EQ(ParseArgs({"--histogram-buckets=native"}).status().message(),
+            "invalid value \"native\" for --histogram-buckets: want sparse, "
             "coarse or fine");
   EXPECT_EQ(ParseArgs({"--metrics.profile=small"}).status().message(),
             "invalid value \"small\" for --metrics.profile: want default or "
             "full");
-  EXPECT_FALSE(ParseArgs({"topology", "--histogram_buckets=fine"}).ok());
+  EXPECT_FALSE(ParseArgs({"topology", "--histogram-buckets=fine"}).ok());
   EXPECT_FALSE(ParseArgs({"topology", "--metrics.profile=full"}).ok());
 }
 

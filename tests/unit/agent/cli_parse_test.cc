@@ -4,11 +4,14 @@
 // and the lab subcommand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/cli.h"
 #include "lab/sim.h"
@@ -66,8 +69,8 @@ TEST(CliParseTest, SnapshotAndTopologyDefaults) {
 
 TEST(CliParseTest, FlagsWithoutCommandAreServes) {
   const Options o =
-      Parse({"--listen_address=127.0.0.1:9000", "--interval", "500ms",
-             "--bpf_stats", "--web.max_connections_per_client=0"});
+      Parse({"--web.listen-address=127.0.0.1:9000", "--interval", "500ms",
+             "--bpf-stats", "--web.max-connections-per-client=0"});
   EXPECT_EQ(o.command, Command::kServe);
   EXPECT_EQ(o.web_max_connections_per_client, 0);
   EXPECT_EQ(o.listen_address, "127.0.0.1:9000");
@@ -78,10 +81,10 @@ TEST(CliParseTest, FlagsWithoutCommandAreServes) {
 TEST(CliParseTest, EveryFlagIsStored) {
   const Options o =
       Parse({"snapshot", "--duration=0s", "--format=json", "--interval=250ms",
-             "--sysfs_root=/tmp/sys", "--bpf=required", "--bpf_stats=true",
-             "--devices=all", "--ewma_shift=0", "--degraded_ratio=2.5",
-             "--degraded_windows=4", "--idle_windows", "7",
-             "--recover_windows=9", "--reseed_ratio=0", "--log_level=debug"});
+             "--path.sysfs=/tmp/sys", "--bpf=required", "--bpf-stats=true",
+             "--devices=all", "--ewma-shift=0", "--degraded-ratio=2.5",
+             "--degraded-windows=4", "--idle-windows", "7",
+             "--recover-windows=9", "--reseed-ratio=0", "--log.level=debug"});
   EXPECT_EQ(o.command, Command::kSnapshot);
   EXPECT_EQ(o.duration, absl::ZeroDuration());
   EXPECT_EQ(o.format, "json");
@@ -102,14 +105,14 @@ TEST(CliParseTest, EveryFlagIsStored) {
 }
 
 TEST(CliParseTest, BoolFlagTakesExplicitValuesAndTheLastValueWins) {
-  EXPECT_FALSE(Parse({"--bpf_stats=false"}).bpf_stats);
-  EXPECT_TRUE(Parse({"--bpf_stats=false", "--bpf_stats"}).bpf_stats);
+  EXPECT_FALSE(Parse({"--bpf-stats=false"}).bpf_stats);
+  EXPECT_TRUE(Parse({"--bpf-stats=false", "--bpf-stats"}).bpf_stats);
   EXPECT_EQ(Parse({"--interval=1s", "--interval=3s"}).interval,
             absl::Seconds(3));
 }
 
 TEST(CliParseTest, ParsesDoNotShareState) {
-  EXPECT_EQ(Parse({"--interval=5s", "--ewma_shift=1"}).interval,
+  EXPECT_EQ(Parse({"--interval=5s", "--ewma-shift=1"}).interval,
             absl::Seconds(5));
   const Options o = Parse({});
   EXPECT_EQ(o.interval, absl::Seconds(1));
@@ -131,8 +134,8 @@ TEST(CliParseTest, ValidatorsRejectBadValuesInOneLine) {
        "invalid value \"-1s\" for --interval: must be positive"},
       {{"--bpf=maybe"},
        "invalid value \"maybe\" for --bpf: want auto, required or off"},
-      {{"--bpf_stats=maybe"},
-       "invalid value \"maybe\" for --bpf_stats: want true or false"},
+      {{"--bpf-stats=maybe"},
+       "invalid value \"maybe\" for --bpf-stats: want true or false"},
       {{"--devices=sd"},
        "invalid value \"sd\" for --devices: want nvme or all"},
       {{"snapshot", "--duration=-1s"},
@@ -146,37 +149,37 @@ TEST(CliParseTest, ValidatorsRejectBadValuesInOneLine) {
       {{"topology", "--format=prometheus"},
        "invalid value \"prometheus\" for --format: topology wants text or "
        "json"},
-      {{"--log_level=loud"},
-       "invalid value \"loud\" for --log_level: want debug, info, warn or "
+      {{"--log.level=loud"},
+       "invalid value \"loud\" for --log.level: want debug, info, warn or "
        "error"},
-      {{"--web.max_connections_per_client=-1"},
-       "invalid value \"-1\" for --web.max_connections_per_client: want 0 "
+      {{"--web.max-connections-per-client=-1"},
+       "invalid value \"-1\" for --web.max-connections-per-client: want 0 "
        "(no limit) to 1024"},
-      {{"--ewma_shift=17"},
-       "invalid value \"17\" for --ewma_shift: want 0 to 16"},
-      {{"--ewma_shift=-1"},
-       "invalid value \"-1\" for --ewma_shift: want 0 to 16"},
-      {{"snapshot", "--ewma_shift=x"},
-       "invalid value \"x\" for --ewma_shift: want an integer"},
-      {{"--degraded_ratio=1"},
-       "invalid value \"1\" for --degraded_ratio: must be a number above 1"},
-      {{"--degraded_ratio=nan"},
-       "invalid value \"nan\" for --degraded_ratio: must be a number above 1"},
-      {{"--degraded_ratio=inf"},
-       "invalid value \"inf\" for --degraded_ratio: must be a number above 1"},
-      {{"--degraded_ratio=x"},
-       "invalid value \"x\" for --degraded_ratio: want a number"},
-      {{"--degraded_windows=0"},
-       "invalid value \"0\" for --degraded_windows: must be >= 1"},
-      {{"snapshot", "--idle_windows=-3"},
-       "invalid value \"-3\" for --idle_windows: must be >= 1"},
-      {{"--recover_windows=0"},
-       "invalid value \"0\" for --recover_windows: must be >= 1"},
-      {{"--reseed_ratio=0.5"},
-       "invalid value \"0.5\" for --reseed_ratio: want 0 (off) or above 1"},
-      {{"topology", "--sysfs_root", ""},
-       "invalid value \"\" for --sysfs_root: must not be empty"},
-      {{"--listen_address"}, "flag --listen_address needs a value"},
+      {{"--ewma-shift=17"},
+       "invalid value \"17\" for --ewma-shift: want 0 to 16"},
+      {{"--ewma-shift=-1"},
+       "invalid value \"-1\" for --ewma-shift: want 0 to 16"},
+      {{"snapshot", "--ewma-shift=x"},
+       "invalid value \"x\" for --ewma-shift: want an integer"},
+      {{"--degraded-ratio=1"},
+       "invalid value \"1\" for --degraded-ratio: must be a number above 1"},
+      {{"--degraded-ratio=nan"},
+       "invalid value \"nan\" for --degraded-ratio: must be a number above 1"},
+      {{"--degraded-ratio=inf"},
+       "invalid value \"inf\" for --degraded-ratio: must be a number above 1"},
+      {{"--degraded-ratio=x"},
+       "invalid value \"x\" for --degraded-ratio: want a number"},
+      {{"--degraded-windows=0"},
+       "invalid value \"0\" for --degraded-windows: must be >= 1"},
+      {{"snapshot", "--idle-windows=-3"},
+       "invalid value \"-3\" for --idle-windows: must be >= 1"},
+      {{"--recover-windows=0"},
+       "invalid value \"0\" for --recover-windows: must be >= 1"},
+      {{"--reseed-ratio=0.5"},
+       "invalid value \"0.5\" for --reseed-ratio: want 0 (off) or above 1"},
+      {{"topology", "--path.sysfs", ""},
+       "invalid value \"\" for --path.sysfs: must not be empty"},
+      {{"--web.listen-address"}, "flag --web.listen-address needs a value"},
       {{"snapshot", "--duration"}, "flag --duration needs a value"},
   };
   for (const Case& c : cases) {
@@ -189,60 +192,67 @@ TEST(CliParseTest, ListenAddressSyntaxIsCheckedAtParseTime) {
   // failure to start the server (exit 1).
   for (const char* good : {":9877", "127.0.0.1:0", "0.0.0.0:65535",
                            "localhost:9877", "node-1.example.org:9877"}) {
-    EXPECT_EQ(Parse({absl::StrCat("--listen_address=", good)}).listen_address,
+    EXPECT_EQ(Parse({absl::StrCat("--web.listen-address=", good)}).listen_address,
               good);
   }
   for (const std::string bad :
        {"abc", "9877", ":99999", ":-1", ":port", "127.0.0.1:", "::1:9877",
         "999.1.1.1:9877", "1.2.3:9877", "a b:9877", "-host:9877", "[zz]:9877",
         "[:9877", "[1.2.3.4:9877"}) {
-    const std::string message = Error({"serve", "--listen_address", bad});
+    const std::string message = Error({"serve", "--web.listen-address", bad});
     const std::string prefix =
-        absl::StrCat("invalid value \"", bad, "\" for --listen_address: ");
+        absl::StrCat("invalid value \"", bad, "\" for --web.listen-address: ");
     EXPECT_EQ(message.substr(0, prefix.size()), prefix) << message;
     EXPECT_GT(message.size(), prefix.size()) << message;  // says what is wrong
     // The reason is not the value named twice.
-    EXPECT_EQ(message.find("invalid --listen_address"), std::string::npos)
+    EXPECT_EQ(message.find("invalid --web.listen-address"), std::string::npos)
         << message;
   }
-  EXPECT_EQ(Error({"--listen_address=:99999"}),
-            "invalid value \":99999\" for --listen_address: bad port "
+  EXPECT_EQ(Error({"--web.listen-address=:99999"}),
+            "invalid value \":99999\" for --web.listen-address: bad port "
             "\"99999\"");
   // A lenient reading (sscanf) would listen on 231.1.1.1.
-  EXPECT_EQ(Error({"--listen_address=999.1.1.1:9877"}),
-            "invalid value \"999.1.1.1:9877\" for --listen_address: bad IPv4 "
+  EXPECT_EQ(Error({"--web.listen-address=999.1.1.1:9877"}),
+            "invalid value \"999.1.1.1:9877\" for --web.listen-address: bad IPv4 "
             "address \"999.1.1.1\" (want four numbers 0..255)");
 }
 
 TEST(CliParseTest, FlagOfAnotherCommandDoesNotApply) {
-  EXPECT_EQ(Error({"topology", "--listen_address=:1"}),
-            "flag --listen_address does not apply to 'pathwise topology'");
+  EXPECT_EQ(Error({"topology", "--web.listen-address=:1"}),
+            "flag --web.listen-address does not apply to 'pathwise topology' "
+            "(see 'pathwise topology --help')");
   EXPECT_EQ(Error({"topology", "--duration=1s"}),
-            "flag --duration does not apply to 'pathwise topology'");
-  EXPECT_EQ(Error({"topology", "--ewma_shift", "2"}),
-            "flag --ewma_shift does not apply to 'pathwise topology'");
+            "flag --duration does not apply to 'pathwise topology' "
+            "(see 'pathwise topology --help')");
+  EXPECT_EQ(Error({"topology", "--ewma-shift", "2"}),
+            "flag --ewma-shift does not apply to 'pathwise topology' "
+            "(see 'pathwise topology --help')");
   EXPECT_EQ(Error({"serve", "--format=json"}),
-            "flag --format does not apply to 'pathwise serve'");
+            "flag --format does not apply to 'pathwise serve' "
+            "(see 'pathwise serve --help')");
   EXPECT_EQ(Error({"--duration=1s"}),
-            "flag --duration does not apply to 'pathwise serve'");
+            "flag --duration does not apply to 'pathwise serve' "
+            "(see 'pathwise serve --help')");
   EXPECT_EQ(Error({"snapshot", "--scenario=x.scn"}),
-            "flag --scenario does not apply to 'pathwise snapshot'");
+            "flag --scenario does not apply to 'pathwise snapshot' "
+            "(see 'pathwise snapshot --help')");
 }
 
 TEST(CliParseTest, UnknownFlagsCommandsAndArguments) {
-  EXPECT_EQ(Error({"--bogus"}), "unknown flag --bogus (see pathwise --help)");
+  EXPECT_EQ(Error({"--bogus"}),
+            "unknown flag --bogus (see 'pathwise serve --help')");
   EXPECT_EQ(Error({"snapshot", "--bogus=1"}),
-            "unknown flag --bogus (see pathwise --help)");
-  EXPECT_EQ(Error({"-x"}), "unknown flag -x (see pathwise --help)");
+            "unknown flag --bogus (see 'pathwise snapshot --help')");
+  EXPECT_EQ(Error({"-x"}), "unknown flag -x (see 'pathwise serve --help')");
   EXPECT_EQ(Error({"frobnicate"}),
-            "unknown command \"frobnicate\": want serve, snapshot, topology, "
-            "queues, top, lab or datapath (see pathwise --help)");
+            "unknown command \"frobnicate\" (want serve, snapshot, topology, "
+            "queues, top, lab or datapath; see 'pathwise --help')");
   EXPECT_EQ(Error({"snapshot", "extra"}),
-            "unexpected argument \"extra\" (see pathwise --help)");
+            "unexpected argument \"extra\" (see 'pathwise snapshot --help')");
   EXPECT_EQ(Error({"--interval=1s", "snapshot"}),
-            "unexpected argument \"snapshot\" (see pathwise --help)");
+            "unexpected argument \"snapshot\" (see 'pathwise serve --help')");
   EXPECT_EQ(Error({"serve", "topology"}),
-            "unexpected argument \"topology\" (see pathwise --help)");
+            "unexpected argument \"topology\" (see 'pathwise serve --help')");
 }
 
 TEST(CliParseTest, HelpOfTheBinaryAndOfACommand) {
@@ -251,19 +261,42 @@ TEST(CliParseTest, HelpOfTheBinaryAndOfACommand) {
     EXPECT_EQ(o.command, Command::kHelp);
     EXPECT_EQ(o.help, HelpText());
   }
-  const std::string full = HelpText();
+  // The binary's help: the commands and the global flags, not every flag.
+  const std::string top = HelpText();
   for (const char* want :
-       {"pathwise serve", "pathwise snapshot", "pathwise topology", "lab",
-        "--listen_address [HOST]:PORT=:9877", "--interval DURATION=1s",
-        "--duration DURATION=2s", "--format prometheus|json=prometheus",
-        "--format text|json=text", "--bpf auto|required|off=auto",
-        "--sysfs_root DIR=/sys", "--reseed_ratio RATIO=3", "Exit status"}) {
-    EXPECT_NE(full.find(want), std::string::npos) << want;
+       {"  serve ", "  snapshot ", "  topology ", "  queues ", "  top ",
+        "  lab ", "  datapath ", "  help ", "  version ", "--version",
+        "pathwise COMMAND --help", "Exit status"}) {
+    EXPECT_NE(top.find(want), std::string::npos) << want;
   }
+  EXPECT_EQ(top.find("--web.listen-address"), std::string::npos) << top;
+  EXPECT_LE(std::count(top.begin(), top.end(), '\n'), 35) << top;
+  for (absl::string_view line : absl::StrSplit(top, '\n')) {
+    EXPECT_LE(line.size(), 80u) << line;
+  }
+
+  const Options serve = Parse({"serve", "--help"});
+  for (const char* want :
+       {"--web.listen-address [HOST]:PORT=:9877", "--interval DURATION=1s",
+        "--bpf auto|required|off=auto", "--path.sysfs DIR=/sys",
+        "--reseed-ratio RATIO=3", "--log.format logfmt|json=logfmt"}) {
+    EXPECT_NE(serve.help.find(want), std::string::npos) << want;
+  }
+  // Former names are hidden.
+  EXPECT_EQ(serve.help.find("listen_address"), std::string::npos);
+  EXPECT_EQ(serve.help.find("--listen-address"), std::string::npos);
   const Options snap = Parse({"snapshot", "--help"});
   EXPECT_EQ(snap.command, Command::kHelp);
-  EXPECT_NE(snap.help.find("--duration"), std::string::npos);
-  EXPECT_EQ(snap.help.find("--listen_address"), std::string::npos);
+  EXPECT_NE(snap.help.find("--duration DURATION=2s"), std::string::npos);
+  EXPECT_NE(snap.help.find("--format prometheus|json=prometheus"),
+            std::string::npos);
+  EXPECT_EQ(snap.help.find("--web.listen-address"), std::string::npos);
+  // `pathwise help COMMAND` is `pathwise COMMAND --help`.
+  EXPECT_EQ(Parse({"help", "snapshot"}).help, snap.help);
+  EXPECT_EQ(Error({"help", "snapshto"}),
+            "unknown command \"snapshto\": did you mean snapshot? (want "
+            "serve, snapshot, topology, queues, top, lab or datapath; see "
+            "'pathwise --help')");
   // Help wins over flags that are fine on their own.
   EXPECT_EQ(Parse({"topology", "--format=json", "-h"}).command, Command::kHelp);
 }
@@ -288,7 +321,11 @@ TEST(CliParseTest, LabTakesItsOwnFlags) {
 
   EXPECT_EQ(Error({"lab"}), "lab: --scenario FILE is required");
   EXPECT_EQ(Error({"lab", "--scenario=x", "--interval=1s"}),
-            "lab: unknown flag --interval");
+            "lab: flag --interval does not apply to 'pathwise lab' (see "
+            "'pathwise lab --help')");
+  EXPECT_EQ(Error({"lab", "--scenario=x", "--polices=all"}),
+            "lab: unknown flag --polices: did you mean --policies? (see "
+            "'pathwise lab --help')");
   EXPECT_EQ(Error({"lab", "--scenario=x", "--policies=fastest"}),
             "lab: --policies: unknown policy 'fastest' (want numa, "
             "round-robin, queue-depth, latency, pathwise, hst or all)");
@@ -297,30 +334,30 @@ TEST(CliParseTest, LabTakesItsOwnFlags) {
   const Options help = Parse({"lab", "--help"});
   EXPECT_EQ(help.command, Command::kHelp);
   EXPECT_NE(help.help.find("--scenario FILE"), std::string::npos);
-  EXPECT_EQ(help.help.find("--listen_address"), std::string::npos);
+  EXPECT_EQ(help.help.find("--web.listen-address"), std::string::npos);
 }
 
 // The HTTP server is built without IPv6: an IPv6 address is a usage error
 // at parse time, not a bind failure at start.
 TEST(CliParse, Ipv6ListenAddresses) {
-  EXPECT_EQ(Parse({"--listen_address=[::1]:9877"}).listen_address,
+  EXPECT_EQ(Parse({"--web.listen-address=[::1]:9877"}).listen_address,
             "[::1]:9877");
-  EXPECT_EQ(Parse({"serve", "--listen_address", "[::]:1"}).listen_address,
+  EXPECT_EQ(Parse({"serve", "--web.listen-address", "[::]:1"}).listen_address,
             "[::]:1");
-  EXPECT_EQ(Error({"--listen_address=::1:9877"}),
-            "invalid value \"::1:9877\" for --listen_address: an IPv6 address "
+  EXPECT_EQ(Error({"--web.listen-address=::1:9877"}),
+            "invalid value \"::1:9877\" for --web.listen-address: an IPv6 address "
             "needs brackets: [::1]:9877");
-  EXPECT_EQ(Error({"--listen_address=[::g]:9877"}),
-            "invalid value \"[::g]:9877\" for --listen_address: bad IPv6 "
+  EXPECT_EQ(Error({"--web.listen-address=[::g]:9877"}),
+            "invalid value \"[::g]:9877\" for --web.listen-address: bad IPv6 "
             "address \"::g\"");
-  EXPECT_EQ(Parse({"--listen_address=127.0.0.1:9000"}).listen_address,
+  EXPECT_EQ(Parse({"--web.listen-address=127.0.0.1:9000"}).listen_address,
             "127.0.0.1:9000");
 }
 
 TEST(CliParse, ConnectionLimits) {
-  EXPECT_EQ(Parse({"--web.max_connections=4096"}).web_max_connections, 4096);
-  EXPECT_EQ(Error({"--web.max_connections=0"}),
-            "invalid value \"0\" for --web.max_connections: want 1 to 65536");
+  EXPECT_EQ(Parse({"--web.max-connections=4096"}).web_max_connections, 4096);
+  EXPECT_EQ(Error({"--web.max-connections=0"}),
+            "invalid value \"0\" for --web.max-connections: want 1 to 65536");
 }
 
 }  // namespace

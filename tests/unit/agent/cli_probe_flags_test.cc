@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// --probe_interval and --probe_timeout: defaults, values, bad values, and
+// --probe-interval and --probe-timeout: defaults, values, bad values, and
 // that they belong to serve only.
 #include <gtest/gtest.h>
 
@@ -27,27 +27,27 @@ TEST(CliProbeFlagsTest, DefaultsOneSecondEveryTwoSecondsTimeout) {
 
 TEST(CliProbeFlagsTest, ValuesAndOff) {
   absl::StatusOr<Options> o =
-      P({"serve", "--probe_interval=500ms", "--probe_timeout=1s"});
+      P({"serve", "--probe-interval=500ms", "--probe-timeout=1s"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->probe_interval, absl::Milliseconds(500));
   EXPECT_EQ(o->probe_timeout, absl::Seconds(1));
-  o = P({"--probe_interval=0s"});
+  o = P({"--probe-interval=0s"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->probe_interval, absl::ZeroDuration());
 }
 
 TEST(CliProbeFlagsTest, BadValuesAreOneLineUsageErrors) {
-  EXPECT_EQ(P({"--probe_interval=-1s"}).status().message(),
-            "invalid value \"-1s\" for --probe_interval: must not be negative");
-  EXPECT_EQ(P({"--probe_timeout=0s"}).status().message(),
-            "invalid value \"0s\" for --probe_timeout: must be positive");
-  EXPECT_TRUE(absl::StartsWith(P({"--probe_timeout=x"}).status().message(),
-                               "invalid value \"x\" for --probe_timeout: "));
+  EXPECT_EQ(P({"--probe-interval=-1s"}).status().message(),
+            "invalid value \"-1s\" for --probe-interval: must not be negative");
+  EXPECT_EQ(P({"--probe-timeout=0s"}).status().message(),
+            "invalid value \"0s\" for --probe-timeout: must be positive");
+  EXPECT_TRUE(absl::StartsWith(P({"--probe-timeout=x"}).status().message(),
+                               "invalid value \"x\" for --probe-timeout: "));
 }
 
 TEST(CliProbeFlagsTest, ServeOnly) {
-  EXPECT_FALSE(P({"snapshot", "--probe_interval=1s"}).ok());
-  EXPECT_FALSE(P({"topology", "--probe_timeout=1s"}).ok());
+  EXPECT_FALSE(P({"snapshot", "--probe-interval=1s"}).ok());
+  EXPECT_FALSE(P({"topology", "--probe-timeout=1s"}).ok());
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(CliQueuesTest, Defaults) {
 
 TEST(CliQueuesTest, Values) {
   absl::StatusOr<Options> o = P({"queues", "--format=json", "--plan",
-                                 "--bpf=off", "--sysfs_root=/tmp/sys"});
+                                 "--bpf=off", "--path.sysfs=/tmp/sys"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->format, "json");
   EXPECT_TRUE(o->queues_plan);
@@ -58,25 +58,29 @@ TEST(CliQueuesTest, BadValuesAndWrongCommands) {
   EXPECT_EQ(Error({"queues", "--plan=yes"}),
             "invalid value \"yes\" for --plan: want true or false");
   // As for the other commands.
-  EXPECT_EQ(Error({"queues", "--sysfs_root="}),
-            "flag --sysfs_root needs a value");
-  EXPECT_EQ(Error({"topology", "--sysfs_root="}),
-            "flag --sysfs_root needs a value");
+  EXPECT_EQ(Error({"queues", "--path.sysfs="}),
+            "flag --path.sysfs needs a value");
+  EXPECT_EQ(Error({"topology", "--path.sysfs="}),
+            "flag --path.sysfs needs a value");
   EXPECT_EQ(Error({"topology", "--queues"}),
-            "flag --queues does not apply to 'pathwise topology'");
+            "flag --queues does not apply to 'pathwise topology' "
+            "(see 'pathwise topology --help')");
   EXPECT_EQ(Error({"queues", "--queues"}),
-            "flag --queues does not apply to 'pathwise queues'");
+            "flag --queues does not apply to 'pathwise queues' "
+            "(see 'pathwise queues --help')");
   EXPECT_EQ(Error({"snapshot", "--plan"}),
-            "flag --plan does not apply to 'pathwise snapshot'");
+            "flag --plan does not apply to 'pathwise snapshot' "
+            "(see 'pathwise snapshot --help')");
   EXPECT_EQ(Error({"queues", "extra"}),
-            "unexpected argument \"extra\" (see pathwise --help)");
+            "unexpected argument \"extra\" (see 'pathwise queues --help')");
 }
 
 TEST(CliQueuesTest, InTheHelp) {
-  const std::string help = HelpText();
-  EXPECT_NE(help.find("queues"), std::string::npos);
-  EXPECT_NE(help.find("--plan"), std::string::npos);
-  EXPECT_NE(help.find("--queues"), std::string::npos);
+  EXPECT_NE(HelpText().find("  queues "), std::string::npos);
+  EXPECT_NE(P({"queues", "--help"})->help.find("--plan"),
+            std::string::npos);
+  EXPECT_NE(P({"serve", "--help"})->help.find("--queues"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(CliTopTest, Values) {
   absl::StatusOr<Options> o =
       P({"top", "--url=https://u:p@node:9877", "--once", "--format=json",
          "--interval=2s", "--sort=rp99", "--filter=c1", "--view=controllers",
-         "--width=80", "--bpf=off", "--sysfs_root=/tmp/sys"});
+         "--width=80", "--bpf=off", "--path.sysfs=/tmp/sys"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->top.url, "https://u:p@node:9877");
   EXPECT_TRUE(o->top.url_given);
@@ -73,10 +73,12 @@ TEST(CliTopTest, BadValuesAreOneLineUsageErrors) {
   EXPECT_EQ(
       P({"top", "--format=prometheus"}).status().message(),
       "invalid value \"prometheus\" for --format: top wants text or json");
-  EXPECT_EQ(P({"top", "--listen_address=:1"}).status().message(),
-            "flag --listen_address does not apply to 'pathwise top'");
+  EXPECT_EQ(P({"top", "--web.listen-address=:1"}).status().message(),
+            "flag --web.listen-address does not apply to 'pathwise top' "
+            "(see 'pathwise top --help')");
   EXPECT_EQ(P({"serve", "--url=http://x"}).status().message(),
-            "flag --url does not apply to 'pathwise serve'");
+            "flag --url does not apply to 'pathwise serve' "
+            "(see 'pathwise serve --help')");
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ using testing::FixtureDir;
 class DiagCountersTest : public testing::SysFixtureTest {
  protected:
   // One topology scan of `root`, presented at /sys as the agent does with
-  // --sysfs_root.
+  // --path.sysfs.
   absl::Status Scan(const std::string& root, model::Topology& topo) {
     BindOverSys(root);
     collectors::NvmeTopologyCollector c{collectors::SysfsReader(root)};

@@ -5,7 +5,7 @@
 // libnvme 1.3 reads the fixed path /sys, so each test process enters a
 // private mount namespace and binds the fixture over /sys: libnvme and the
 // SysfsReader then read the same captured tree, through exactly the code the
-// agent runs with --sysfs_root (collectors/sysfs_namespace.h). This needs
+// agent runs with --path.sysfs (collectors/sysfs_namespace.h). This needs
 // root (CAP_SYS_ADMIN); without it the tests fail, they do not skip.
 #include <filesystem>
 #include <fstream>
@@ -48,7 +48,7 @@ std::string ReadFile(const std::string& path) {
 class SysfsFixtureTest : public testing::SysFixtureTest {
  protected:
   // Presents `root` at /sys (for libnvme) and returns a pipeline whose
-  // SysfsReader reads `root`, as the agent does with --sysfs_root.
+  // SysfsReader reads `root`, as the agent does with --path.sysfs.
   std::unique_ptr<agent::Pipeline> Use(const std::string& root) {
     BindOverSys(root);
     auto pipeline = std::make_unique<agent::Pipeline>();

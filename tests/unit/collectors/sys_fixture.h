@@ -2,7 +2,7 @@
 // The base of the tests that read captured sysfs trees (tests/fixtures/sysfs)
 // through the collectors: libnvme reads the fixed path /sys, so each test
 // process enters a private mount namespace and binds a tree over /sys, as the
-// agent does with --sysfs_root (collectors/sysfs_namespace.h). Needs root
+// agent does with --path.sysfs (collectors/sysfs_namespace.h). Needs root
 // (CAP_SYS_ADMIN); without it the tests fail, they do not skip.
 #ifndef PATHWISE_TESTS_UNIT_COLLECTORS_SYS_FIXTURE_H_
 #define PATHWISE_TESTS_UNIT_COLLECTORS_SYS_FIXTURE_H_

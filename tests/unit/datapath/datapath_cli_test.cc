@@ -54,7 +54,7 @@ TEST(DatapathFlagsTest, Checks) {
   EXPECT_EQ(CheckDatapathArgs(f)->scheduler, "kernel");
   f.no_path_timeout = "soon";
   EXPECT_EQ(CheckError(f),
-            "--no_path_timeout must be a positive duration such as 30s, not "
+            "--no-path-timeout must be a positive duration such as 30s, not "
             "\"soon\"");
   f.no_path_timeout = "5s";
   const DatapathOptions o = *CheckDatapathArgs(f);
@@ -66,7 +66,7 @@ TEST(DatapathFlagsTest, Checks) {
   EXPECT_EQ(o.ana_interval, absl::Seconds(10));
   f.ana_interval = "0s";
   EXPECT_EQ(CheckError(f),
-            "--ana_interval must be a positive duration such as 30s, not "
+            "--ana-interval must be a positive duration such as 30s, not "
             "\"0s\"");
   f.ana_interval = "2s";
   EXPECT_EQ(CheckDatapathArgs(f)->ana_interval, absl::Seconds(2));
@@ -79,7 +79,7 @@ TEST(DatapathFlagsTest, Checks) {
   for (const char* bad : {"-1s", "2h", "later"}) {
     f.write_fence = bad;
     EXPECT_EQ(CheckError(f),
-              absl::StrCat("--write_fence must be auto or a duration of "
+              absl::StrCat("--write-fence must be auto or a duration of "
                            "0s..1h, not \"",
                            bad, "\""));
   }
@@ -102,7 +102,7 @@ TEST(DatapathFlagsTest, Checks) {
   f.recover = -1;
   f.seed_defect = "lose";
   EXPECT_EQ(CheckError(f),
-            "--seed_defect must be none, ack_before_completion or "
+            "--seed-defect must be none, ack_before_completion or "
             "retry_timed_out_at_once, not \"lose\"");
 }
 
@@ -110,7 +110,7 @@ TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {
   absl::StatusOr<agent::Options> o =
       agent::ParseArgs({"datapath", "--namespace", "nvme0n1",
                         "--policy=round-robin", "--queues=4", "--depth=32",
-                        "--no_path_timeout=10s", "--ana_interval=3s"});
+                        "--no-path-timeout=10s", "--ana-interval=3s"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->command, agent::Command::kDatapath);
   EXPECT_EQ(o->datapath.namespace_spec, "nvme0n1");
@@ -129,7 +129,8 @@ TEST(DatapathFlagsTest, TheAgentParsesTheSubcommand) {
   EXPECT_EQ(agent::ParseArgs({"datapath", "--namespace=a", "--interval=1s"})
                 .status()
                 .message(),
-            "flag --interval does not apply to 'pathwise datapath'");
+            "flag --interval does not apply to 'pathwise datapath' "
+            "(see 'pathwise datapath --help')");
 }
 
 class RunDatapathTest : public ::testing::Test {

@@ -114,7 +114,7 @@ TEST_F(FenceTest, WriteZeroesAndDiscardAreFenced) {
   }
 }
 
-// Without a fence (--write_fence 0s, the kernel's behaviour) the write
+// Without a fence (--write-fence 0s, the kernel's behaviour) the write
 // moves at once.
 TEST_F(NvmeQueueTest, WithoutAFenceACutOffWriteMovesAtOnce) {
   Start(policy::Policy::kRoundRobin);

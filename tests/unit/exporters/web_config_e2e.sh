@@ -115,8 +115,8 @@ start() {
   [[ $1 != none ]] && config=(--web.config.file="$1")
   for _ in $(seq 1 10); do
     p=$((20000 + RANDOM % 40000))
-    "$PW" serve --listen_address="$host:$p" "${config[@]}" \
-      --bpf=off --sysfs_root=/sys --log_level=warn 2>"$tmp/serve.err" &
+    "$PW" serve --web.listen-address="$host:$p" "${config[@]}" \
+      --bpf=off --path.sysfs=/sys --log.level=warn 2>"$tmp/serve.err" &
     pid=$!
     pids+=("$pid")
     for _ in $(seq 1 50); do
@@ -330,8 +330,8 @@ fi
 
 expect_bad() {
   local name=$1 pat=$2 file=$3 rc=0
-  "$PW" serve --listen_address=127.0.0.1:0 --web.config.file="$file" --bpf=off \
-    --sysfs_root=/sys >"$tmp/out" 2>"$tmp/err" &
+  "$PW" serve --web.listen-address=127.0.0.1:0 --web.config.file="$file" --bpf=off \
+    --path.sysfs=/sys >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
   # A good file would serve forever: give it 10 s.
   for _ in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done

@@ -21,7 +21,7 @@ fails=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 die() { echo "FAIL: $*" >&2; exit 1; }
-[[ $(id -u) == 0 ]] || die "needs root (--sysfs_root)"
+[[ $(id -u) == 0 ]] || die "needs root (--path.sysfs)"
 for t in tmux jq python3 unshare ip curl; do
   command -v "$t" >/dev/null || die "$t is missing (scripts/setup-deps)"
 done
@@ -44,8 +44,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 port=""
 for _ in $(seq 1 10); do
   p=$(free_port)
-  "$PW" serve --listen_address="127.0.0.1:$p" --interval=200ms --bpf=off \
-    --sysfs_root="$root" 2>"$tmp/serve.err" &
+  "$PW" serve --web.listen-address="127.0.0.1:$p" --interval=200ms --bpf=off \
+    --path.sysfs="$root" 2>"$tmp/serve.err" &
   pid=$!
   for _ in $(seq 1 50); do
     curl -fs "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && { port=$p; break; }
@@ -126,7 +126,7 @@ expect_error 1 'not a pathwise agent: not a pathwise snapshot' --format=json --u
 expect_error 2 '^pathwise: top needs a terminal' --url="$url"
 
 # --- 3. nothing at the default URL: local sampling, said in the title.
-if unshare -n -- sh -c 'ip link set lo up && exec "$0" top --once --interval=200ms --bpf=off --sysfs_root="$1"' \
+if unshare -n -- sh -c 'ip link set lo up && exec "$0" top --once --interval=200ms --bpf=off --path.sysfs="$1"' \
      "$PW" "$root" >"$tmp/local.txt" 2>"$tmp/local.err" &&
    grep -q '^pathwise top  local sampling (no agent at http://127.0.0.1:9877)  interval 0\.[0-9]s  io sysfs  sort name  gen 2  ' "$tmp/local.txt" &&
    grep -q '^  nvme0c1n1 ' "$tmp/local.txt"; then
@@ -150,7 +150,7 @@ tm -f /dev/null new-session -d -s top -x 120 -y 30 \
   "TERM=xterm '$PW' top --url='$url' --interval=300ms 2>'$tmp/live.err'; echo \$? >'$tmp/live.rc'; sleep 30" ||
   die "tmux new-session failed"
 check "title and paths" "^pathwise top  $url  interval .*  sort name  gen [0-9]+"
-# Healthy, or idle once --idle_windows windows passed without I/O.
+# Healthy, or idle once --idle-windows windows passed without I/O.
 check "a path row" '^  nvme0c1n1 +(healthy|idle) +optimized'
 check "the key line" '^q quit  s/S sort  / filter'
 tm send-keys -t top s
