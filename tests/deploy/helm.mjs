@@ -55,7 +55,14 @@ function helm(...args) {
 }
 const setArgs = (sets) => Object.entries(sets).flatMap(([k, v]) => ["--set", `${k}=${v}`]);
 function template(sets, { release = "pathwise", namespace = "pathwise", src = chart } = {}) {
-  return parseAll(helm("template", release, src, "--namespace", namespace, ...setArgs(sets)), "helm template");
+  const text = helm("template", release, src, "--namespace", namespace, ...setArgs(sets));
+  const objs = parseAll(text, "helm template");
+  // A template that renders nothing must leave nothing, not a document of
+  // comments (helm heads each document with "# Source: TEMPLATE").
+  const empty = text.split(/^---\s*$/m).filter((d) => d.trim() && parseAll(d, "helm template").length === 0)
+    .map((d) => d.match(/^# Source: (.*)$/m)?.[1] ?? d.trim().slice(0, 60));
+  assert.deepEqual(empty, [], `documents without an object: ${empty.join(", ")}`);
+  return objs;
 }
 
 // Where two parsed objects differ: up to five JSON paths, with both values.
