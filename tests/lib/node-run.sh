@@ -13,6 +13,8 @@ src=$1 work=$2
 shift 2
 mkdir -p "$work"
 cp -f "$src"/package.json "$src"/package-lock.json "$src"/*.mjs "$work/"
+# A folder's .npmrc (npm settings its install needs) goes along.
+if [[ -f $src/.npmrc ]]; then cp -f "$src/.npmrc" "$work/"; else rm -f "$work/.npmrc"; fi
 stamp=$work/node_modules/.pathwise-lock.sha256
 want=$(sha256sum "$src/package-lock.json" | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then

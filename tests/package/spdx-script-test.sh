@@ -17,7 +17,7 @@ ok() { echo "ok: $*"; }
 
 cd "$t"
 git init -q .
-mkdir -p bpf agent scripts exporters/web/vendor tests/fixtures deploy
+mkdir -p bpf agent scripts exporters/web/vendor tests/fixtures deploy/chart/templates
 printf 'int main() { return 0; }\n' >agent/main.cc
 printf '#pragma once\nint f();\n' >agent/f.h
 printf '#!/usr/bin/env bash\necho hi\n' >scripts/run && chmod 755 scripts/run
@@ -34,24 +34,33 @@ printf 'add_library(x x.cc)\n' >CMakeLists.txt
 printf 'var a;\n' >exporters/web/vendor/lib.min.js
 printf '#!/bin/sh\n' >tests/fixtures/data.sh
 printf '{}\n' >deploy/x.json
+# A Helm chart: its templates take a template comment, the rest as usual.
+printf 'apiVersion: v2\nname: c\nversion: 0.1.0\n' >deploy/chart/Chart.yaml
+printf 'kind: ConfigMap\n' >deploy/chart/templates/cm.yaml
+printf '{{- define "c.name" -}}c{{- end -}}\n' >deploy/chart/templates/_helpers.tpl
+printf 'Installed.\n' >deploy/chart/templates/NOTES.txt
+printf -- '{{- /* SPDX-License-Identifier: Apache-2.0 */ -}}\nkind: Service\n' >deploy/chart/templates/svc.yaml
 git add -A
 cp -a . ../orig
 
 want_named="agent/main.cc agent/f.h scripts/run scripts/gen.py bpf/prog.bpf.c
   bpf/maps.bpf.h bpf/shared.h bpf/inner.h exporters/web/index.html
-  exporters/web/live.css deploy/rules.yml CMakeLists.txt"
+  exporters/web/live.css deploy/rules.yml CMakeLists.txt deploy/chart/Chart.yaml
+  deploy/chart/templates/cm.yaml deploy/chart/templates/_helpers.tpl
+  deploy/chart/templates/NOTES.txt"
 rc=0
 out=$("$spdx" --check --root .) || rc=$?
 ((rc == 1)) || fail "--check on files without headers: exit $rc, want 1: $out"
 for f in $want_named; do
   grep -q "^$f: " <<<"$out" || fail "--check did not name $f: $out"
 done
-for f in exporters/web/vendor/lib.min.js tests/fixtures/data.sh deploy/x.json bpf/user.cc; do
+for f in exporters/web/vendor/lib.min.js tests/fixtures/data.sh deploy/x.json bpf/user.cc \
+    deploy/chart/templates/svc.yaml; do
   ! grep -q "^$f:" <<<"$out" || fail "--check named $f, which it must not: $out"
 done
 grep -q '^scripts/gen.py: SPDX-License-Identifier on line 4, want line 2' <<<"$out" ||
   fail "misplaced header not reported as such: $out"
-ok "--check exit 1 naming the 12 files without a right header, none of the excluded"
+ok "--check exit 1 naming the 16 files without a right header, none of the excluded or right ones"
 
 "$spdx" --fix --root . >/dev/null || fail "--fix failed"
 "$spdx" --check --root . >/dev/null || fail "--check after --fix: $("$spdx" --check --root .)"
@@ -74,6 +83,10 @@ expect_line exporters/web/index.html 2 '<!-- SPDX-License-Identifier: Apache-2.0
 expect_line exporters/web/live.css 1 '/* SPDX-License-Identifier: Apache-2.0 */'
 expect_line deploy/rules.yml 1 '# SPDX-License-Identifier: Apache-2.0'
 expect_line CMakeLists.txt 1 '# SPDX-License-Identifier: Apache-2.0'
+expect_line deploy/chart/Chart.yaml 1 '# SPDX-License-Identifier: Apache-2.0'
+for f in cm.yaml _helpers.tpl NOTES.txt; do
+  expect_line deploy/chart/templates/$f 1 '{{/* SPDX-License-Identifier: Apache-2.0 */}}'
+done
 [[ $(stat -c %a scripts/run) == 755 ]] || fail "--fix changed scripts/run's mode"
 # Everything but the header line is as it was.
 for f in $want_named; do
@@ -85,7 +98,7 @@ for f in $want_named; do
 done
 cmp exporters/web/vendor/lib.min.js ../orig/exporters/web/vendor/lib.min.js || fail "--fix touched vendored code"
 cmp tests/fixtures/data.sh ../orig/tests/fixtures/data.sh || fail "--fix touched a fixture"
-ok "--fix: headers in place (after shebang and doctype), BPF side dual, modes and the rest kept"
+ok "--fix: headers in place (after shebang and doctype), BPF side dual, Helm templates a template comment, modes and the rest kept"
 
 git add -A && git -c user.name=t -c user.email=t@t commit -qm fixed
 "$spdx" --fix --root . >/dev/null
