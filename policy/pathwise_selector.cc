@@ -54,12 +54,20 @@ void PathwiseSelector::StartDrain() {
     const int i = (next_drain_ + k) % n;
     PathState& p = path_[i];
     if (!table_.is_candidate(i) || p.base_ns == kNone) continue;
-    if (*std::min_element(p.mins.begin(), p.mins.end()) != kNone) continue;
-    // Past its knee a path serves at its capacity: only a rate well below
-    // what it served lately says its route changed.
-    if (p.rate * kDrainRateDrop >=
-        *std::max_element(p.rates.begin(), p.rates.end())) {
-      continue;
+    // A busy path that shows a queue and was not empty once in
+    // kBaseWindows ticks: its unloaded latency is only what its loads
+    // showed, the queue included. (Without a queue shown, draining it
+    // would only send its I/Os to slower paths for a while.)
+    const bool never_empty =
+        p.queued && p.lone_age > kBaseWindows && table_.inflight(i) > 0;
+    if (!never_empty) {
+      if (*std::min_element(p.mins.begin(), p.mins.end()) != kNone) continue;
+      // Past its knee a path serves at its capacity: only a rate well below
+      // what it served lately says its route changed.
+      if (p.rate * kDrainRateDrop >=
+          *std::max_element(p.rates.begin(), p.rates.end())) {
+        continue;
+      }
     }
     p.drain = 1;
     next_drain_ = (i + 1) % n;
@@ -85,6 +93,7 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     p.rates[p.next] = p.rate;
     p.next = (p.next + 1) % kBaseWindows;
     p.window_min_ns = kNone;
+    if (++p.lone_age > kBaseWindows) p.lone = LoadLevel{};
     const uint64_t base = *std::min_element(p.mins.begin(), p.mins.end());
     // With no admitted completion in the whole span, keep the last base.
     if (base != kNone) p.base_ns = base;

@@ -21,7 +21,14 @@
 //     also follows a path that changed within a few completions, where
 //     `base` keeps the old minimum for kBaseWindows ticks: a completion in
 //     under half of it starts the levels afresh (the path got faster),
-//     and slower completions raise the means;
+//     and slower completions raise the means. But a level counts the
+//     I/Os left in flight at a completion, not those ahead of it when it
+//     was sent: on a path held at its knee (a link busy at two I/Os) every
+//     level's completions waited behind others, and the least level's
+//     mean is a queued latency (up to twice the unloaded one). So the
+//     mean latency of I/Os sent to the empty path (the first completion
+//     after one, on a path that serves in order), over the last
+//     kBaseWindows ticks, bounds it from above;
 //   - `cap` = knee x (1 + 1/kCapSlackDen) + 1, the knee being the I/Os it
 //     serves without a queue, read as TCP Vegas reads a queue: over each
 //     rate interval (at least one base latency), the most in flight at
@@ -53,15 +60,22 @@
 //      so that a path that got better is seen. Keeping one I/O on every
 //      path at all times instead would hold one of few outstanding slots
 //      on a slow path for its whole latency (at 4 outstanding and a 6x
-//      slower path, a quarter of the slots for a sixth of their worth);
+//      slower path, a quarter of the slots for a sixth of their worth).
+//      The idle paths' probes together hold at most 1/kProbeBudgetDen of
+//      the I/Os in flight (ProbeDue), or each waits kBaseWindows windows;
 //   2. while some candidate has no completion yet, the least in-flight;
 //   3. among the candidates below their cap, the least unloaded latency
 //      (the most throughput per I/O), least in-flight on ties. By `base`
 //      instead, a path that got slower stayed the first choice, and was
-//      probed at its old latency's pace, for kBaseWindows ticks;
-//   4. with every candidate at its cap, the least in-flight (queue-depth):
-//      every path is saturated, and balancing keeps each busy when one of
-//      them stalls.
+//      probed at its old latency's pace, for kBaseWindows ticks. A path
+//      whose last interval showed a queue is ranked instead by when an
+//      I/O sent now would complete (ExpectedDelay): below a cap read too
+//      high, its next I/O only queues, and a slower idle path serves it
+//      sooner and adds its whole rate;
+//   4. with every candidate at its cap, the least expected delay: every
+//      path is saturated, so the throughput is the same wherever the I/O
+//      waits, but equal in-flight counts (queue-depth) give a path half as
+//      fast a queue twice as long in time, and its I/Os the tail.
 // Latency-bound paths have no knee: everything but the probe goes to the
 // fastest path. Capacity-bound ones: the fastest path is kept at its knee.
 //
@@ -71,7 +85,9 @@
 // 1/kDrainRateDrop of its highest over those ticks (past its knee a path
 // serves at its capacity, so a falling rate means the path changed), it
 // is drained, like BBR's ProbeRTT: no new I/O until it is empty, then one
-// probe, whose latency is its new base. One path at a time, never the
+// probe, whose latency is its new base. So is a busy path that was not
+// empty once in kBaseWindows ticks: its unloaded latency would otherwise
+// be only what its queued loads showed. One path at a time, never the
 // only candidate.
 //
 // Every `window_ns` (Tick) each path's window of completions, usability
@@ -119,9 +135,14 @@ class PathwiseSelector final : public Selector {
   static constexpr int kLevelSamples = 16;
   // The levels' running means: 1 / kLevelSmoothDen of each completion.
   static constexpr int kLevelSmoothDen = 8;
+  // Completions of I/Os sent to the empty path before their mean counts.
+  static constexpr int kLoneSamples = 1;
   // An idle path is probed once per kProbeBases of its unloaded latencies:
   // a slow path then holds one I/O for 1 / (kProbeBases + 1) of the time.
   static constexpr int kProbeBases = 16;
+  // The idle paths' probes together hold at most 1 / kProbeBudgetDen of
+  // the I/Os in flight.
+  static constexpr int kProbeBudgetDen = 64;
 
   explicit PathwiseSelector(const PathwisePolicyParams& params);
 
@@ -131,26 +152,34 @@ class PathwiseSelector final : public Selector {
     int open = kNoPath;
     double open_ns = 0;
     bool unknown = false;
+    // The I/Os in flight on the candidates, this one included, and the
+    // candidates with none: the probes' budget (ProbeDue).
+    int slots = 1, idle = 0;
+    for (int i : table_.candidates()) {
+      slots += table_.inflight(i);
+      idle += table_.inflight(i) == 0;
+    }
     for (int i : table_.candidates()) {
       const int n = table_.inflight(i);
       const PathState& p = path_[i];
       // A drained path's probe goes as soon as it is empty.
-      if (n == 0 && (p.drain != 0 || ProbeDue(p))) return i;
+      if (n == 0 && (p.drain != 0 || ProbeDue(p, idle, slots))) return i;
       if (p.drain != 0) continue;
       if (p.base_ns == kNone) {
         unknown = true;
         continue;
       }
       if (n >= p.cap) continue;
-      const double unloaded_ns = Unloaded(p);
-      if (open < 0 || unloaded_ns < open_ns ||
-          (unloaded_ns == open_ns && n < table_.inflight(open))) {
+      const double delay_ns = p.queued ? ExpectedDelay(p, n) : Unloaded(p);
+      if (open < 0 || delay_ns < open_ns ||
+          (delay_ns == open_ns && n < table_.inflight(open))) {
         open = i;
-        open_ns = unloaded_ns;
+        open_ns = delay_ns;
       }
     }
     if (open >= 0 && !unknown) return open;
-    return LeastInFlightNotDraining();
+    if (unknown) return LeastInFlightNotDraining();
+    return LeastExpectedDelay();
   }
   void OnSubmit(int path, const IoRequest&, int64_t now_ns) override {
     now_ns_ = std::max(now_ns_, now_ns);
@@ -159,6 +188,8 @@ class PathwiseSelector final : public Selector {
         path_[path].drain = 2;  // the probe
       }
       path_[path].last_submit_ns = now_ns;
+      // Sent to an empty path: no I/O ahead of it there.
+      if (table_.inflight(path) == 0) path_[path].lone_out = true;
     }
     table_.Submitted(path);
   }
@@ -169,6 +200,7 @@ class PathwiseSelector final : public Selector {
     if (!table_.Has(path)) return;
     PathState& p = path_[path];
     if (!completion.ok) {
+      p.lone_out = false;
       ++failovers_[path];
       if (p.drain == 2 && table_.inflight(path) == 0) p.drain = 1;
       return;
@@ -179,9 +211,24 @@ class PathwiseSelector final : public Selector {
       // The probe, alone on the drained path: its latency is the base.
       p.mins.fill(kNone);
       p.levels.fill(LoadLevel{});
+      p.lone = LoadLevel{};
       p.window_min_ns = lat;
       p.base_ns = lat;
       p.drain = 0;
+    }
+    if (p.lone_out) {
+      // The first completion after an I/O went to the empty path: that
+      // I/O's, on a path that serves in order, so a latency with no queue.
+      p.lone_out = false;
+      p.lone_age = 0;
+      LoadLevel& lone = p.lone;
+      const auto l = static_cast<double>(lat);
+      if (lone.count < kLevelSamples) {
+        ++lone.count;
+        lone.mean_ns += (l - lone.mean_ns) / lone.count;
+      } else {
+        lone.mean_ns += (l - lone.mean_ns) / kLevelSmoothDen;
+      }
     }
     Learn(p, table_.inflight(path), lat, completion.now_ns);
     scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
@@ -249,6 +296,11 @@ class PathwiseSelector final : public Selector {
     // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
     int drain = 0;
     std::array<LoadLevel, kLoadLevels> levels{};
+    // The latencies of I/Os sent to the empty path (`lone_out`: one is out),
+    // and the ticks since the last (they count for kBaseWindows ticks).
+    LoadLevel lone;
+    bool lone_out = false;
+    int lone_age = 0;
     int64_t last_submit_ns = -1;  // when it was last sent an I/O
   };
 
@@ -256,13 +308,23 @@ class PathwiseSelector final : public Selector {
   // its last I/O went out kProbeBases of its unloaded latencies ago, or a
   // window ago if that is sooner (the scorer then has a sample of it in
   // every window or so, and one very slow completion does not keep a path
-  // that recovered unprobed for long).
-  bool ProbeDue(const PathState& p) const {
+  // that recovered unprobed for long). But never so often that the `idle`
+  // paths' probes together hold more than 1 / kProbeBudgetDen of the
+  // `slots` (the I/Os in flight): each probe holds a slot for the path's
+  // unloaded latency. With few I/Os outstanding and several slow paths the
+  // per-path pace alone gave the probes a sixth of the only slots there
+  // were (at 2 outstanding and six paths 2-24x slower than the best, 17 %
+  // of the throughput).
+  bool ProbeDue(const PathState& p, int idle, int slots) const {
     if (p.base_ns == kNone || p.last_submit_ns < 0) return true;
     const auto window =
         static_cast<uint64_t>(std::max<int64_t>(params_.window_ns, 0));
-    const double gap =
-        std::min(Unloaded(p) * kProbeBases, static_cast<double>(window));
+    const double unloaded_ns = Unloaded(p);
+    const double gap = std::max(
+        std::min(unloaded_ns * kProbeBases, static_cast<double>(window)),
+        std::min(static_cast<double>(p.base_ns) * kProbeBudgetDen * idle /
+                     std::max(slots, 1),
+                 static_cast<double>(window) * kBaseWindows));
     return static_cast<double>(now_ns_ - p.last_submit_ns) >= gap;
   }
 
@@ -275,6 +337,36 @@ class PathwiseSelector final : public Selector {
     return best >= 0 ? best : table_.LeastInFlight();
   }
 
+  // With every candidate at its cap (rule 4), the one where an I/O sent now
+  // is expected to complete first: a saturated path serves at its rate, so
+  // the I/O waits for the n in flight before it, (n + 1) / rate, and never
+  // less than the path's unloaded latency. Equal in-flight counts instead
+  // (queue-depth) give a path half as fast a queue twice as long in time:
+  // the same throughput, since every path stays busy, but its I/Os are the
+  // tail. The capacity is at least the knee's worth of I/Os per unloaded
+  // latency (Little's law), so a path whose rate lags its load is not
+  // shunned.
+  static double ExpectedDelay(const PathState& p, int inflight) {
+    const double unloaded_ns = Unloaded(p);
+    const double per_s =
+        std::max(p.rate, std::max(p.in_service, 1.0) * 1e9 / unloaded_ns);
+    return std::max(unloaded_ns, (inflight + 1) * 1e9 / per_s);
+  }
+  int LeastExpectedDelay() const {
+    int best = kNoPath;
+    double best_ns = 0;
+    for (int i : table_.candidates()) {
+      const PathState& p = path_[i];
+      if (p.drain != 0) continue;
+      const double ns = ExpectedDelay(p, table_.inflight(i));
+      if (best < 0 || ns < best_ns) {
+        best = i;
+        best_ns = ns;
+      }
+    }
+    return best >= 0 ? best : table_.LeastInFlight();
+  }
+
   // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
   void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
     // A completion in under half the path's unloaded latency is no jitter
@@ -282,7 +374,10 @@ class PathwiseSelector final : public Selector {
     // recovered). Its levels start afresh, so that it is ordered by its new
     // latency at once, not after the many completions (often only probes)
     // its old means would take to come down.
-    if (static_cast<double>(lat) * 2 < Unloaded(p)) p.levels.fill(LoadLevel{});
+    if (static_cast<double>(lat) * 2 < Unloaded(p)) {
+      p.levels.fill(LoadLevel{});
+      p.lone = LoadLevel{};
+    }
     // Only loads below the cap the base alone gives count: that cap never
     // lets a path past its knee, so no level's mean holds more than its
     // slack of queueing, and the levels cannot raise the cap that admits
@@ -354,10 +449,17 @@ class PathwiseSelector final : public Selector {
   // completions, at least the base; the base until a level has them.
   static double Unloaded(const PathState& p) {
     const auto base = static_cast<double>(p.base_ns);
+    double unloaded = base;
     for (const LoadLevel& level : p.levels) {
-      if (level.count >= kLevelSamples) return std::max(base, level.mean_ns);
+      if (level.count >= kLevelSamples) {
+        unloaded = std::max(base, level.mean_ns);
+        break;
+      }
     }
-    return base;
+    if (p.lone.count >= kLoneSamples) {
+      unloaded = std::min(unloaded, std::max(base, p.lone.mean_ns));
+    }
+    return unloaded;
   }
   void StartDrain();
   void Reset();

@@ -5,14 +5,13 @@
 //
 // The goals (>= 0.97x the best other policy in 95 % of the scenarios,
 // never below 0.90x, p99 <= 1.1x the lowest where within 3 %) are not met
-// yet: on this family the selector measures 91.7 %, worst 0.853 (gen-3-35)
-// and a p99 3.51x the lowest. (With the cap's slack kept past the knee:
-// 86.7 %, 0.837, 3.38x; before the TCP model's window grew within an I/O
-// and its loss was drawn when the segments leave: 93.3 %, 0.754, 3.41x,
-// the other policies, hst most, losing more to loss episodes then.) Until
-// it meets them, this test holds it to that measured floor, less a margin,
-// so that a change that makes it worse over the family fails here; the
-// table in the failure message says where.
+// yet: on this family the selector measures 93.3 %, worst 0.857 (gen-3-35)
+// and a p99 1.88x the lowest. (Before the expected delay ranked saturated
+// paths, the probes had a budget and the unloaded latency came from I/Os
+// sent to an empty path: 91.7 %, 0.853, 3.51x.) Until it meets them, this
+// test holds it to that measured floor, less a margin, so that a change
+// that makes it worse over the family fails here; the table in the
+// failure message says where.
 #include "lab/family.h"
 
 #include <string>
@@ -43,9 +42,9 @@ TEST(Family, PathwiseMeetsTheSelectorGoals) {
       league, 20);
   // The simulator is deterministic: the margins are for changes of the
   // selector that trade one scenario for another, not for noise.
-  EXPECT_GE(g.share_within_3pct, 0.90) << table;     // goal 0.95
-  EXPECT_GE(g.worst, 0.82) << table;                 // goal 0.90
-  EXPECT_LE(g.worst_p99_where_close, 3.8) << table;  // goal 1.1
+  EXPECT_GE(g.share_within_3pct, 0.91) << table;     // goal 0.95
+  EXPECT_GE(g.worst, 0.83) << table;                 // goal 0.90
+  EXPECT_LE(g.worst_p99_where_close, 2.2) << table;  // goal 1.1
   // And it stays the best policy over the family by its median.
   for (const LeagueEntry& e : league) {
     if (e.policy == policy::Policy::kPathwise) {
