@@ -93,6 +93,9 @@
 // Every `window_ns` (Tick) each path's window of completions, usability
 // and failovers also feed a scoring::HeadScorer (the agent's scoring
 // library): its EWMAs, weights and health are the view a datapath exports.
+// The file is long on purpose: the per-I/O methods are inline so that the
+// lab's simulator, which builds one copy per selector type, runs them
+// without a call per I/O, and the rules above are the selector's spec.
 #ifndef PATHWISE_POLICY_PATHWISE_SELECTOR_H_
 #define PATHWISE_POLICY_PATHWISE_SELECTOR_H_
 
