@@ -149,8 +149,7 @@ Commands BuildApp(CLI::App& app, Options* o) {
 }
 
 std::vector<CLI::App*> FlagCommands(const Commands& c) {
-  return {c.serve, c.snapshot, c.topology, c.queues,
-          c.top,   c.lab,      c.datapath};
+  return {c.serve, c.snapshot, c.topology, c.queues, c.top, c.lab, c.datapath};
 }
 
 namespace {

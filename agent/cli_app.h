@@ -43,7 +43,8 @@ inline constexpr char kSummary[] =
 inline constexpr char kFlagNames[] =
     "Flag names follow the Prometheus exporters: a group where they have one "
     "(--web.*, --path.*, --log.*), words joined by '-'. '_' and '-' are the "
-    "same in flag names (--probe" "_interval is --probe-interval). A renamed "
+    "same in flag names (--probe"
+    "_interval is --probe-interval). A renamed "
     "flag's former name still works and logs a deprecation warning.";
 
 }  // namespace pathwise::agent

@@ -2,8 +2,8 @@
 #include "datapath/datapath_cli.h"
 
 #include "CLI/CLI.hpp"
-#include "cli/flag_alias.h"
 #include "absl/strings/str_cat.h"
+#include "cli/flag_alias.h"
 #include "datapath/ublk/scheduler.h"
 #include "exporters/http_server.h"
 #include "exporters/listen_socket.h"
@@ -117,13 +117,12 @@ void AddDatapathFlags(CLI::App& app, DatapathFlags* f) {
   auto alias = [&app, f](const std::string& old_name,
                          const std::string& new_name, std::string* out) {
     const CLI::Option* primary = app.get_option("--" + cli::FlagKey(new_name));
-    cli::DeprecatedAlias(
-        app.add_option_function<std::string>(
-            "--" + cli::FlagKey(old_name),
-            [primary, out](const std::string& v) {
-              if (primary->count() == 0) *out = v;
-            }),
-        old_name, new_name, &f->deprecated);
+    cli::DeprecatedAlias(app.add_option_function<std::string>(
+                             "--" + cli::FlagKey(old_name),
+                             [primary, out](const std::string& v) {
+                               if (primary->count() == 0) *out = v;
+                             }),
+                         old_name, new_name, &f->deprecated);
   };
   alias("listen_address", "web.listen-address", &f->listen_address);
   alias("sysfs_root", "path.sysfs", &f->sysfs_root);

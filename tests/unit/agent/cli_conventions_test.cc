@@ -67,9 +67,9 @@ TEST(CliConventionsTest, FormerNamesStillParseAndAreDeprecated) {
     EXPECT_EQ(c.deprecated_flags.size(), 2u) << command;
   }
   // The new name wins over the former one on the same command line.
-  EXPECT_EQ(Parse({"--web.listen-address=:1", "--listen_address=:2"})
-                .listen_address,
-            ":1");
+  EXPECT_EQ(
+      Parse({"--web.listen-address=:1", "--listen_address=:2"}).listen_address,
+      ":1");
   // Their values are checked as the new names' are, in the words typed.
   EXPECT_EQ(Error({"--listen_address=:99999"}),
             "invalid value \":99999\" for --listen_address: bad port "
@@ -142,10 +142,10 @@ TEST(CliConventionsTest, DidYouMean) {
 // by '-', in a group (web., path., log.) where the exporters have one.
 TEST(CliConventionsTest, EveryFlagNameFollowsTheRule) {
   const std::regex rule(
-      "--((web|path|log)\\.)?[a-z0-9]+(-[a-z0-9]+)*(\\.[a-z0-9]+(-[a-z0-9]+)*)*");
+      "--((web|path|log)\\.)?[a-z0-9]+(-[a-z0-9]+)*(\\.[a-z0-9]+(-[a-z0-9]+)*)"
+      "*");
   int flags = 0;
-  for (absl::string_view line :
-       absl::StrSplit(FlagReferenceMarkdown(), '\n')) {
+  for (absl::string_view line : absl::StrSplit(FlagReferenceMarkdown(), '\n')) {
     if (!absl::StartsWith(line, "- `--")) continue;
     ++flags;
     std::string name(line.substr(3, line.find_first_of("=`", 3) - 3));

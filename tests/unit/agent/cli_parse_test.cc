@@ -192,8 +192,9 @@ TEST(CliParseTest, ListenAddressSyntaxIsCheckedAtParseTime) {
   // failure to start the server (exit 1).
   for (const char* good : {":9877", "127.0.0.1:0", "0.0.0.0:65535",
                            "localhost:9877", "node-1.example.org:9877"}) {
-    EXPECT_EQ(Parse({absl::StrCat("--web.listen-address=", good)}).listen_address,
-              good);
+    EXPECT_EQ(
+        Parse({absl::StrCat("--web.listen-address=", good)}).listen_address,
+        good);
   }
   for (const std::string bad :
        {"abc", "9877", ":99999", ":-1", ":port", "127.0.0.1:", "::1:9877",
@@ -212,9 +213,10 @@ TEST(CliParseTest, ListenAddressSyntaxIsCheckedAtParseTime) {
             "invalid value \":99999\" for --web.listen-address: bad port "
             "\"99999\"");
   // A lenient reading (sscanf) would listen on 231.1.1.1.
-  EXPECT_EQ(Error({"--web.listen-address=999.1.1.1:9877"}),
-            "invalid value \"999.1.1.1:9877\" for --web.listen-address: bad IPv4 "
-            "address \"999.1.1.1\" (want four numbers 0..255)");
+  EXPECT_EQ(
+      Error({"--web.listen-address=999.1.1.1:9877"}),
+      "invalid value \"999.1.1.1:9877\" for --web.listen-address: bad IPv4 "
+      "address \"999.1.1.1\" (want four numbers 0..255)");
 }
 
 TEST(CliParseTest, FlagOfAnotherCommandDoesNotApply) {
@@ -344,9 +346,10 @@ TEST(CliParse, Ipv6ListenAddresses) {
             "[::1]:9877");
   EXPECT_EQ(Parse({"serve", "--web.listen-address", "[::]:1"}).listen_address,
             "[::]:1");
-  EXPECT_EQ(Error({"--web.listen-address=::1:9877"}),
-            "invalid value \"::1:9877\" for --web.listen-address: an IPv6 address "
-            "needs brackets: [::1]:9877");
+  EXPECT_EQ(
+      Error({"--web.listen-address=::1:9877"}),
+      "invalid value \"::1:9877\" for --web.listen-address: an IPv6 address "
+      "needs brackets: [::1]:9877");
   EXPECT_EQ(Error({"--web.listen-address=[::g]:9877"}),
             "invalid value \"[::g]:9877\" for --web.listen-address: bad IPv6 "
             "address \"::g\"");

@@ -77,10 +77,8 @@ TEST(CliQueuesTest, BadValuesAndWrongCommands) {
 
 TEST(CliQueuesTest, InTheHelp) {
   EXPECT_NE(HelpText().find("  queues "), std::string::npos);
-  EXPECT_NE(P({"queues", "--help"})->help.find("--plan"),
-            std::string::npos);
-  EXPECT_NE(P({"serve", "--help"})->help.find("--queues"),
-            std::string::npos);
+  EXPECT_NE(P({"queues", "--help"})->help.find("--plan"), std::string::npos);
+  EXPECT_NE(P({"serve", "--help"})->help.find("--queues"), std::string::npos);
 }
 
 }  // namespace

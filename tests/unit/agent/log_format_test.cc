@@ -31,9 +31,12 @@ const std::vector<std::string> kMessages = {
     "iopolicy decision: subsystem=nvme-subsys0 reason=\"restore on exit\"",
     "path C:\\dir key=value",
     "two\nlines\tand \x1b[31mcolour",
-    "serial SN\xff" "42",
+    "serial SN\xff"
+    "42",
 };
-const char kReplaced[] = "serial SN\xef\xbf\xbd" "42";  // U+FFFD
+const char kReplaced[] =
+    "serial SN\xef\xbf\xbd"
+    "42";  // U+FFFD
 
 // The lines `format` writes for kMessages, the first at info, then warn,
 // error and debug in turn.
