@@ -224,14 +224,7 @@ class PathwiseSelector final : public Selector {
       // I/O's, on a path that serves in order, so a latency with no queue.
       p.lone_out = false;
       p.lone_age = 0;
-      LoadLevel& lone = p.lone;
-      const auto l = static_cast<double>(lat);
-      if (lone.count < kLevelSamples) {
-        ++lone.count;
-        lone.mean_ns += (l - lone.mean_ns) / lone.count;
-      } else {
-        lone.mean_ns += (l - lone.mean_ns) / kLevelSmoothDen;
-      }
+      p.lone.Add(lat);
     }
     Learn(p, table_.inflight(path), lat, completion.now_ns);
     scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
@@ -276,6 +269,17 @@ class PathwiseSelector final : public Selector {
   struct LoadLevel {
     double mean_ns = 0;
     int count = 0;  // up to kLevelSamples
+    // The plain mean of the first kLevelSamples, then 1/kLevelSmoothDen
+    // of each new one.
+    void Add(uint64_t lat) {
+      const auto l = static_cast<double>(lat);
+      if (count < kLevelSamples) {
+        ++count;
+        mean_ns += (l - mean_ns) / count;
+      } else {
+        mean_ns += (l - mean_ns) / kLevelSmoothDen;
+      }
+    }
   };
   struct PathState {
     uint64_t base_ns = kNone;        // min over the ring and this window
@@ -387,16 +391,10 @@ class PathwiseSelector final : public Selector {
     // their own samples.
     if (p.base_ns != kNone &&
         inflight < p.rate * static_cast<double>(p.base_ns) / 1e9) {
-      LoadLevel& level = p.levels[std::min<int>(
-          std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
-          kLoadLevels - 1)];
-      const auto l = static_cast<double>(lat);
-      if (level.count < kLevelSamples) {
-        ++level.count;
-        level.mean_ns += (l - level.mean_ns) / level.count;
-      } else {
-        level.mean_ns += (l - level.mean_ns) / kLevelSmoothDen;
-      }
+      p.levels[std::min<int>(
+                   std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
+                   kLoadLevels - 1)]
+          .Add(lat);
     }
     if (inflight < p.cap || p.base_ns == kNone) {
       p.window_min_ns = std::min(p.window_min_ns, lat);
