@@ -17,6 +17,7 @@
 #include "agent/cli_app.h"
 #include "agent/cli_flags.h"
 #include "agent/cli_queues.h"
+#include "cli/did_you_mean.h"
 #include "cli/flag_alias.h"
 #include "datapath/datapath_cli.h"
 
@@ -164,50 +165,10 @@ bool IsFlagOfAnyCommand(CLI::App& app, absl::string_view name) {
   return false;
 }
 
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// A likely meant name for the misspelled `word`: the candidate (compared
-// whole, and without its group: "sysfs" for "path.sysfs") with the fewest
-// edits, if those are few for the word's length.
-struct Candidate {
-  std::string compared;  // a name, as the argument is spelled
-  std::string meant;     // what to suggest
-};
-std::optional<std::string> Closest(absl::string_view word,
-                                   const std::vector<Candidate>& candidates) {
-  std::optional<std::string> best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
-  for (const Candidate& c : candidates) {
-    size_t d = EditDistance(word, c.compared);
-    if (const size_t dot = c.compared.rfind('.'); dot != std::string::npos) {
-      d = std::min(d, EditDistance(word, c.compared.substr(dot + 1)));
-    }
-    if (d < best_distance) {
-      best_distance = d;
-      best = c.meant;
-    }
-  }
-  return best;
-}
-
 // The flags of `command` for suggestions: its own, and its former names
 // (which suggest the flag they became).
-std::vector<Candidate> FlagCandidates(const CLI::App& command) {
-  std::vector<Candidate> out;
+std::vector<cli::Candidate> FlagCandidates(const CLI::App& command) {
+  std::vector<cli::Candidate> out;
   for (const CLI::Option* opt : command.get_options()) {
     const std::optional<cli::Alias> alias = cli::AliasOf(*opt);
     if (opt->get_group().empty() && !alias) continue;  // test-only
@@ -253,7 +214,7 @@ absl::Status LeftoverError(CLI::App& app, const CLI::App& command,
   std::string hint;
   if (absl::StartsWith(name, "--")) {
     if (std::optional<std::string> meant =
-            Closest(name.substr(2), FlagCandidates(command))) {
+            cli::Closest(name.substr(2), FlagCandidates(command))) {
       hint = absl::StrCat(": did you mean ", *meant, "?");
     }
   }
@@ -322,12 +283,12 @@ absl::Status OneLine(const absl::Status& s) {
 }
 
 absl::Status UnknownCommand(const CLI::App& app, absl::string_view word) {
-  std::vector<Candidate> commands;
+  std::vector<cli::Candidate> commands;
   for (const CLI::App* sub : app.get_subcommands({})) {
     commands.push_back({sub->get_name(), sub->get_name()});
   }
   std::string hint;
-  if (std::optional<std::string> meant = Closest(word, commands)) {
+  if (std::optional<std::string> meant = cli::Closest(word, commands)) {
     hint = absl::StrCat(": did you mean ", *meant, "?");
   }
   return absl::InvalidArgumentError(absl::StrCat(
