@@ -14,10 +14,14 @@
 # Opt-in, the latency-bound pair (the testbed's CPU is the limit in the four
 # above; on hardware a path's round trip is): lb-symmetric, both paths
 # --base-delay ms more (netem); lb-delay30, the same plus 30 ms on path 0.
+# Opt-in, a capacity-bound case: cb-asym, the read data of path 0 and path 1
+# limited to --cb-rates "R0,R1" Mbit/s (netem rate on the target's end;
+# default 8,24: ~240 and ~720 4k reads a second, a quarter of what the
+# guest's CPU sustains, so the links set the pace).
 #
 #   bench/datapath_vs_kernel.sh [--runtime S] [--numjobs N] [--iodepth N]
 #       [--scenarios "symmetric delay30 lossy down"] [--sides "kernel datapath"]
-#       [--base-delay MS]
+#       [--base-delay MS] [--cb-rates R0,R1] [--rounds N]
 #       [--datapath-args "--queues 1 --depth 64"] [--perf] [--pathwise BIN]
 #       [--out FILE] [--label TEXT] [--work DIR] [--variant "NAME|BIN|ARGS"]...
 #       [--variant-scenarios "symmetric delay30"]
@@ -26,6 +30,12 @@
 # the --variant-scenarios (default symmetric and delay30; the table shows
 # those also in --scenarios) under round-robin and pathwise (rows
 # POLICY/NAME), after the main rows, variants in the order given.
+# --rounds N: N rounds of each comparison: the kernel's round-robin and
+# queue-depth N - 1 more times in its boot (rows POLICY/rN), the datapath's
+# three policies as N - 1 variants of the same binary and flags
+# (rows POLICY/rN, on --variant-scenarios, which then defaults to
+# --scenarios); a summary gives each one's mean and range over its rounds
+# and the datapath's pathwise against the kernel's best with error bars.
 # --work DIR keeps the raw runs there, and a boot whose rows are already in
 # DIR is not run again (to resume, or to add a side later).
 # Writes FILE (default bench/results/datapath_vs_kernel.txt). One boot per
@@ -43,7 +53,7 @@ runtime=15 numjobs=2 iodepth=2 work=""
 # I/O). At 4 outstanding the paths then allow ~4 / 5.7 ms = ~700 IOPS,
 # a quarter of the 2.3-3.2k IOPS the guest's CPU sustains: the paths set
 # the pace, not the CPU.
-base_delay=5
+base_delay=5 cb_rates=8,24 rounds=1 vs_set=0
 scenarios="symmetric delay30 lossy down"
 sides="kernel datapath"
 dp_args="--queues 1 --depth 64"
@@ -62,6 +72,8 @@ while (($#)); do
     --numjobs) numjobs=$2 ;;
     --iodepth) iodepth=$2 ;;
     --base-delay) base_delay=$2 ;;
+    --cb-rates) cb_rates=$2 ;;
+    --rounds) rounds=$2 ;;
     --scenarios) scenarios=$2 ;;
     --sides) sides=$2 ;;
     --datapath-args) dp_args=$2 ;;
@@ -70,12 +82,20 @@ while (($#)); do
     --label) label=$2 ;;
     --work) work=$2 ;;
     --variant) variants+="${variants:+;}$2" ;;
-    --variant-scenarios) variant_scenarios=$2 ;;
+    --variant-scenarios) variant_scenarios=$2 vs_set=1 ;;
     --perf) perf=1; shift; continue ;;
     *) die "unknown argument '$1' (see the header of $0)" ;;
   esac
   shift 2 || die "$1 needs a value"
 done
+
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds '$rounds': want a count >= 1"
+if ((rounds > 1)); then
+  ((vs_set)) || variant_scenarios=$scenarios
+  for ((r = 2; r <= rounds; r++)); do
+    variants+="${variants:+;}r$r|$bin|$dp_args"
+  done
+fi
 
 testbed=$root/tests/testbed/testbed
 case_script=$root/bench/datapath_vs_kernel_case.sh
@@ -113,7 +133,7 @@ boot() {
     flock /tmp/pathwise-testbed.lock "$testbed" run --kernel 6.12 --topology tcp:2 \
       --multipath "$mp" --timeout 1800 --quiet --out "$dir" \
       "$case_script" "$side" "$(IFS=,; echo "${todo[*]}")" "$runtime" "$numjobs" "$iodepth" \
-      "$bin" "$perf" "$variants" "$base_delay" "${variant_scenarios// /,}" $dp_args || rc=$?
+      "$bin" "$perf" "$variants" "$base_delay" "${variant_scenarios// /,}" "$cb_rates" "$rounds" $dp_args || rc=$?
     if ((rc != 0)); then
       tail -20 "$dir/testbed-console.log" >&2 2>/dev/null
       die "$side: testbed run exited $rc (logs in $dir)"
@@ -159,9 +179,26 @@ dp_cost() { # calibration scenario -> "cpu_us host_latency_us" or nothing
 }
 read -r dp_cpu dp_lat <<<"$(dp_cost symmetric)"
 read -r dp_cpu_lb dp_lat_lb <<<"$(dp_cost lb-symmetric)"
+# The capacity-bound case's paths: the same per-I/O costs as the
+# latency-bound pair in the same boot (a similar rate of I/O, against the
+# CPU-bound pair's 3-5x more), the round trip the kernel's lb-symmetric
+# mean less the base delay, and each link's bytes per second at 4k a read:
+# netem's rate counts frames with their headers, so a link carries
+# rate x 4096 / (the target's bytes sent per read, measured over the
+# kernel's cb-asym runs).
+calib_cb="" wire_cb=""
+[[ -n $calib_lb ]] && calib_cb=$(awk -v l="$calib_lb" -v b="$base_delay" 'BEGIN { x = l - b * 1000; if (x > 0) printf "%.0f", x }')
+wire_cb=$(awk '$2 == "cb-asym" && $1 == "kernel" && NF >= 12 { n++; w += $12 } END { if (n) printf "%.0f", w / n }' "$work/rows.txt")
+cb_bw() { # path index -> bytes/s of 4k reads
+  local r
+  r=$(cut -d, -f$(($1 + 1)) <<<"$cb_rates")
+  awk -v r="$r" -v w="$wire_cb" 'BEGIN { if (w > 0) printf "%.0f", r * 1e6 / 8 * 4096 / w }'
+}
 lab_csv() { # scenario [datapath] -> csv of pathwise lab
   local sc=$1 dp=${2:-} f=$work/lab-$1${2:+-$2}.scn lat=$calib cpu=$dp_cpu host=$dp_lat
   [[ $sc == lb-* ]] && lat=$calib_lb cpu=$dp_cpu_lb host=$dp_lat_lb
+  [[ $sc == cb-* ]] && lat=$calib_cb cpu=$dp_cpu_lb host=$dp_lat_lb
+  [[ $sc == cb-* && -z $wire_cb ]] && return 0
   [[ -n $lat ]] || return 0
   [[ -z $dp || -n $cpu ]] || return 0
   {
@@ -173,7 +210,10 @@ lab_csv() { # scenario [datapath] -> csv of pathwise lab
     else
       printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = 2\n' "$numjobs" "$iodepth"
     fi
-    for p in p0 p1; do printf '[path %s]\nlatency = %sus\nnuma_node = 0\n' "$p" "$lat"; done
+    for i in 0 1; do
+      printf '[path p%s]\nlatency = %sus\nnuma_node = 0\n' "$i" "$lat"
+      [[ $sc == cb-* ]] && printf 'bandwidth = %sB/s\n' "$(cb_bw "$i")"
+    done
     printf '[events]\n'
     case $sc in
       delay30 | lb-delay30) echo "0s p0 delay 30ms" ;;
@@ -208,6 +248,8 @@ lab_mib() { # csv-name policy -> MiB/s or "-"
   echo "# lab: two paths, each a ${calib:-?} us round trip (the kernel's round-robin mean on symmetric paths), same workload and fault schedule"
   [[ " $scenarios " == *" lb-"* ]] &&
     echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric)"
+  [[ " $scenarios " == *" cb-"* ]] &&
+    echo "# cb-asym: capacity-bound, read data of path 0 / path 1 at ${cb_rates/,/ \/ } Mbit/s (netem rate); lab paths ${calib_cb:-?} us round trip (lb-symmetric's less the base delay), links $(cb_bw 0) / $(cb_bw 1) B/s of 4k reads (${wire_cb:-?} wire bytes per read, the kernel's runs), the datapath's cost from lb-symmetric"
   echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
   echo "# lab dp: the lab with the datapath's cost per I/O (cpu_per_io on ${dp_queues:-1} CPU, host_latency): ${dp_cpu:-?} + ${dp_lat:-?} us from symmetric, ${dp_cpu_lb:-?} + ${dp_lat_lb:-?} us from lb-symmetric (calibration: those two scenarios' own rows are fitted, the others predicted); err: measured / lab dp - 1"
   printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s | %7s %6s\n' \
@@ -229,6 +271,32 @@ lab_mib() { # csv-name policy -> MiB/s or "-"
       "$(awk -v a="$lab" -v b="$labrr" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else printf "-" }')" \
       "$dp" "$err"
   done <"$work/rows.txt"
+  # Every comparison over its rounds (rows POLICY and POLICY/rN): mean and
+  # range; the datapath's pathwise against the kernel's best policy there
+  # (queue-depth where one path is slower, round-robin on symmetric
+  # paths), the range from the worst pairing to the best.
+  echo
+  echo "## rounds: MiB/s, mean (min-max, rounds); the datapath's lab dp and the mean's error against it"
+  for sc in $scenarios; do
+    awk -v s="$sc" -v l_rr="$(lab_mib "$sc-datapath" round-robin)" \
+      -v l_qd="$(lab_mib "$sc-datapath" queue-depth)" -v l_pw="$(lab_mib "$sc-datapath" pathwise)" '
+      BEGIN { lab["round-robin"] = l_rr; lab["queue-depth"] = l_qd; lab["pathwise"] = l_pw }
+      $2 == s {
+        pol = $3; if (pol ~ /\/r[0-9]+$/) sub(/\/r[0-9]+$/, "", pol); else if (pol ~ /[\/+]/) next
+        k = $1 " " pol; if (!(k in n)) { order[++m] = k; lo[k] = $5; hi[k] = $5 }
+        n[k]++; sum[k] += $5; if ($5 < lo[k]) lo[k] = $5; if ($5 > hi[k]) hi[k] = $5 }
+      END {
+        for (i = 1; i <= m; i++) { k = order[i]; split(k, f, " ")
+          printf "%-12s %-9s %-12s %6.2f (%.2f-%.2f, %d)", s, f[1], f[2], sum[k] / n[k], lo[k], hi[k], n[k]
+          if (f[1] == "datapath" && lab[f[2]] > 0)
+            printf "   lab dp %.2f, %+.0f%%", lab[f[2]], (sum[k] / n[k] / lab[f[2]] - 1) * 100
+          printf "\n" }
+        ref = (s ~ /symmetric/) ? "round-robin" : "queue-depth"
+        d = "datapath pathwise"; r = "kernel " ref
+        if ((d in n) && (r in n) && lo[r] > 0)
+          printf "%-12s datapath pathwise / kernel %s: %.2fx (%.2f-%.2f)\n", s, ref,
+            (sum[d] / n[d]) / (sum[r] / n[r]), lo[d] / hi[r], hi[d] / lo[r] }' "$work/rows.txt"
+  done
   # Hand-written notes below the table survive a rerun.
   if [[ -f $out ]] && grep -q '^## notes' "$out"; then
     echo

@@ -4,16 +4,24 @@
 # `testbed run`): one scenario, one side, every policy of that side in this
 # one boot. Writes one line per policy to $TB_OUT/rows.txt:
 #   side scenario policy iops mib_s clat_mean_us clat_p99_us cpu_us_per_io \
-#   server_usr_us_per_io server_sys_us_per_io ios
+#   server_usr_us_per_io server_sys_us_per_io ios wire_bytes_per_io
 # (cpu_us_per_io: the guest's busy CPU time over the run per I/O; server_*:
-# the datapath process's, "-" for the kernel) and fio's JSON per policy.
+# the datapath process's, "-" for the kernel; wire_bytes_per_io: what the
+# target's ends of both links sent per I/O, frames with their headers, as
+# netem's rate counts them) and fio's JSON per policy.
 #
 # Args: SIDE SCENARIOS RUNTIME NUMJOBS IODEPTH PATHWISE PERF VARIANTS
-#       BASE_DELAY_MS VARIANT_SCENARIOS [DATAPATH_ARGS...]
+#       BASE_DELAY_MS VARIANT_SCENARIOS CB_RATES ROUNDS [DATAPATH_ARGS...]
 #   SIDE: kernel (needs --multipath on) | datapath (--multipath off)
 #   SCENARIOS: comma-separated: symmetric, delay30, lossy, down, and the
 #     latency-bound pair lb-symmetric (netem BASE_DELAY_MS on both paths)
-#     and lb-delay30 (the same, plus 30 ms on path 0)
+#     and lb-delay30 (the same, plus 30 ms on path 0); cb-asym, a
+#     capacity-bound pair: the read data of path 0 and path 1 limited to
+#     CB_RATES ("R0,R1" Mbit/s, netem rate on the target's end)
+# ROUNDS > 1 (kernel side): round-robin and queue-depth again on every
+# scenario, ROUNDS - 1 more times, after the main rows (rows POLICY/rN):
+# the kernel's spread between rounds, beside the datapath's (its rounds are
+# VARIANTS of the same binary named rN, which run every datapath policy).
 # PERF 1 (datapath side): one more pathwise run under
 # `perf record -a -g`, its report in $TB_OUT/perf-*.txt.
 # VARIANTS (datapath side; "" for none): "NAME|BINARY|ARGS;..." more datapath builds or
@@ -24,8 +32,8 @@
 # sampled over each run into $TB_OUT/metrics-SCENARIO-LABEL.txt.
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
-base_delay=$9 variant_scenarios=${10}
-shift 10
+base_delay=$9 variant_scenarios=${10} cb_rates=${11} rounds=${12}
+shift 12
 dp_args=("$@")
 rows=$TB_OUT/rows.txt
 : >"$rows"
@@ -55,7 +63,7 @@ command -v fio >/dev/null || die "fio is not installed"
 # waits for fio, then for this).
 faults() {
   case $scenario in
-    symmetric | delay30 | lb-symmetric | lb-delay30) ;;
+    symmetric | delay30 | lb-symmetric | lb-delay30 | cb-asym) ;;
     lossy) # the lab's loss schedule (5 % / 0 / 3 % / 0), each a quarter of the run
       local q
       q=$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r / 4 }')
@@ -73,7 +81,7 @@ faults() {
       sleep "$(awk -v r="$runtime" 'BEGIN { printf "%.2f", r * 0.35 }')"
       tb_path_up 0
       ;;
-    *) die "scenario '$scenario': want symmetric, delay30, lossy, down, lb-symmetric or lb-delay30" ;;
+    *) die "scenario '$scenario': want symmetric, delay30, lossy, down, lb-symmetric, lb-delay30 or cb-asym" ;;
   esac
 }
 
@@ -90,6 +98,14 @@ settle() {
   tb_refresh 2>/dev/null
 }
 
+wire_bytes() { # bytes sent by the target's ends of both links
+  local i n=0 b
+  for i in 0 1; do
+    b=$(ip -n tgt -j -s link show dev "tbt$i" | jq '.[0].stats64.tx.bytes') || b=0
+    n=$((n + b))
+  done
+  echo "$n"
+}
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 proc_ticks() { # pid: "utime stime" of every thread of pid, summed
   awk '{ u += $14; s += $15 } END { print u + 0, s + 0 }' /proc/"$1"/task/*/stat 2>/dev/null
@@ -106,7 +122,10 @@ run_fio() {
     # of each link), so that the guest waits on the paths, not its CPU.
     lb-symmetric) tb_path_delay 0 "$base_delay" && tb_path_delay 1 "$base_delay" ;;
     lb-delay30) tb_path_delay 0 $((base_delay + 30)) && tb_path_delay 1 "$base_delay" ;;
+    cb-asym) tb_path_rate 0 "${cb_rates%,*}" && tb_path_rate 1 "${cb_rates#*,}" ;;
   esac
+  local w0 w1
+  w0=$(wire_bytes)
   b0=$(busy_ticks)
   [[ -n $spid ]] && read -r su0 ss0 < <(proc_ticks "$spid")
   faults &
@@ -118,6 +137,7 @@ run_fio() {
   local rc=$?
   wait "$fpid"
   b1=$(busy_ticks)
+  w1=$(wire_bytes)
   [[ -n $spid ]] && read -r su1 ss1 < <(proc_ticks "$spid")
   settle
   ((rc == 0)) || die "fio failed ($rc) on $dev under $policy"
@@ -129,11 +149,12 @@ run_fio() {
   [[ $err == 0 && $ios -gt 0 ]] || die "fio under $policy: error $err, $ios I/Os"
   awk -v side="$side" -v sc="$scenario" -v p="$policy" -v iops="$iops" -v bw="$bw" \
     -v mean="$mean" -v p99="$p99" -v ios="$ios" -v busy=$((b1 - b0)) -v hz="$hz" \
-    -v su=$((su1 - su0)) -v ss=$((ss1 - ss0)) -v srv="${spid:+1}" 'BEGIN {
+    -v su=$((su1 - su0)) -v ss=$((ss1 - ss0)) -v srv="${spid:+1}" -v wire=$((w1 - w0)) 'BEGIN {
       us = 1e6 / hz
-      printf "%s %s %s %.0f %.2f %.0f %.0f %.1f %s %s %d\n", side, sc, p, iops, bw / 1024,
+      printf "%s %s %s %.0f %.2f %.0f %.0f %.1f %s %s %d %.0f\n", side, sc, p, iops, bw / 1024,
         mean / 1000, p99 / 1000, busy * us / ios,
-        srv ? sprintf("%.1f", su * us / ios) : "-", srv ? sprintf("%.1f", ss * us / ios) : "-", ios
+        srv ? sprintf("%.1f", su * us / ios) : "-", srv ? sprintf("%.1f", ss * us / ios) : "-", ios,
+        wire / ios
     }' | tee -a "$rows"
 }
 
@@ -144,6 +165,14 @@ if [[ $side == kernel ]]; then
     for p in "${policies[@]}"; do
       tb_iopolicy "$p" || die "tb_iopolicy $p"
       run_fio "$p" "$TB_HEAD"
+    done
+  done
+  for ((r = 2; r <= rounds; r++)); do
+    for scenario in ${scenarios//,/ }; do
+      for p in round-robin queue-depth; do
+        tb_iopolicy "$p" || die "tb_iopolicy $p"
+        run_fio "$p/r$r" "$TB_HEAD"
+      done
     done
   done
   exit 0
@@ -209,8 +238,12 @@ IFS=';' read -ra variants <<<"$variant_list"
 for v in "${variants[@]}"; do
   IFS='|' read -r vname vbin vargs <<<"$v"
   [[ -x $vbin ]] || die "variant $vname: no binary at $vbin"
+  # A round (a variant named rN: the same binary and flags again) runs
+  # every policy; another build or flags, the two it is compared on.
+  vpols=(round-robin pathwise)
+  [[ $vname =~ ^r[0-9]+$ ]] && vpols=("${policies[@]}")
   for scenario in ${variant_scenarios//,/ }; do
-    for p in round-robin pathwise; do
+    for p in "${vpols[@]}"; do
       # shellcheck disable=SC2086 # vargs is a list of flags
       datapath_run "$p" "$p/$vname" "$vbin" $vargs
     done

@@ -300,6 +300,11 @@ tb_reset() {
           tb_log "path $i: netem removed ($st)"
           tc qdisc del dev "tbh$i" root
         fi
+        st=$(tc -n tgt qdisc show dev "tbt$i" | grep -w netem)
+        if [[ -n $st ]]; then
+          tb_log "path $i: target end's netem removed ($st)"
+          tc -n tgt qdisc del dev "tbt$i" root
+        fi
       fi
       # IFF_UP is bit 0 of flags; carrier needs both veth ends up.
       _tb_read st "/sys/class/net/tbh$i/flags"
@@ -374,9 +379,19 @@ tb_path_loss() { # i PCT
   tc qdisc replace dev "tbh$1" root netem loss "${2}%"
 }
 
-tb_path_clear() { # i
+# The target-to-host direction (read data, write completions) limited to
+# MBIT megabit/s: a capacity-bound path (netem on the target's end, in its
+# netns; the host's end keeps its own delay or loss).
+tb_path_rate() { # i MBIT
+  _tb_need_tcp tb_path_rate && _tb_check_index "$1" || return 1
+  [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || tb_die "tb_path_rate: '$2' is not a number of Mbit/s" || return 1
+  tc -n tgt qdisc replace dev "tbt$1" root netem rate "${2}mbit"
+}
+
+tb_path_clear() { # i: both ends' netem (delay, loss, rate) removed
   _tb_need_tcp tb_path_clear && _tb_check_index "$1" || return 1
   tc qdisc del dev "tbh$1" root 2>/dev/null
+  tc -n tgt qdisc del dev "tbt$1" root 2>/dev/null
   return 0
 }
 
