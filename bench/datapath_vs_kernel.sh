@@ -161,10 +161,12 @@ fi
 # each path a pure round trip equal to the mean completion latency the
 # kernel's round-robin measured on symmetric paths (latency-bound model;
 # see the notes written below).
-calib=$(awk '$1 == "kernel" && $2 == "symmetric" && $3 == "round-robin" { print $6 }' "$work/rows.txt")
+calib=$(awk '$1 == "kernel" && $2 == "symmetric" && $3 ~ /^round-robin(\/r[0-9]+)?$/ { n++; l += $6 }
+  END { if (n) printf "%.0f", l / n }' "$work/rows.txt")
 # The latency-bound pair's paths: the kernel round-robin's mean on
 # lb-symmetric (the base delay and the per-I/O time in that regime).
-calib_lb=$(awk '$1 == "kernel" && $2 == "lb-symmetric" && $3 == "round-robin" { print $6 }' "$work/rows.txt")
+calib_lb=$(awk '$1 == "kernel" && $2 == "lb-symmetric" && $3 ~ /^round-robin(\/r[0-9]+)?$/ { n++; l += $6 }
+  END { if (n) printf "%.0f", l / n }' "$work/rows.txt")
 # The datapath's own cost per I/O, measured on the pair's symmetric
 # scenario (symmetric, lb-symmetric) and carried to the pair's others: CPU
 # (the server process's user + system time per I/O, on its --queues
@@ -173,9 +175,11 @@ calib_lb=$(awk '$1 == "kernel" && $2 == "lb-symmetric" && $3 == "round-robin" { 
 # ublk round trip and the wake-ups). Means over the datapath's policies.
 dp_queues=$(sed -n 's/.*--queues[ =]\([0-9]*\).*/\1/p' <<<"$dp_args")
 dp_cost() { # calibration scenario -> "cpu_us host_latency_us" or nothing
-  awk -v s="$1" '$2 == s && $1 == "kernel" && $3 == "round-robin" { k = $6 }
-    $2 == s && $1 == "datapath" && $3 !~ /[\/+]/ { n++; lat += $6; cpu += $9 + $10 }
-    END { if (n && k) { c = cpu / n; h = lat / n - k - c; if (h < 0) h = 0; printf "%.0f %.0f", c, h } }' "$work/rows.txt"
+  # Every round counts (rows POLICY/rN), other variants do not.
+  awk -v s="$1" '{ p = $3; sub(/\/r[0-9]+$/, "", p) }
+    $2 == s && $1 == "kernel" && p == "round-robin" { nk++; k += $6 }
+    $2 == s && $1 == "datapath" && p !~ /[\/+]/ { n++; lat += $6; cpu += $9 + $10 }
+    END { if (n && nk) { c = cpu / n; h = lat / n - k / nk - c; if (h < 0) h = 0; printf "%.0f %.0f", c, h } }' "$work/rows.txt"
 }
 read -r dp_cpu dp_lat <<<"$(dp_cost symmetric)"
 read -r dp_cpu_lb dp_lat_lb <<<"$(dp_cost lb-symmetric)"
@@ -247,7 +251,7 @@ lab_mib() { # csv-name policy -> MiB/s or "-"
   [[ -n $variants ]] && echo "# variants (rows POLICY/NAME, same boot as the datapath's, on $variant_scenarios): $variants"
   echo "# lab: two paths, each a ${calib:-?} us round trip (the kernel's round-robin mean on symmetric paths), same workload and fault schedule"
   [[ " $scenarios " == *" lb-"* ]] &&
-    echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric)"
+    echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric, over its rounds)"
   [[ " $scenarios " == *" cb-"* ]] &&
     echo "# cb-asym: capacity-bound, read data of path 0 / path 1 at ${cb_rates/,/ \/ } Mbit/s (netem rate); lab paths ${calib_cb:-?} us round trip (lb-symmetric's less the base delay), links $(cb_bw 0) / $(cb_bw 1) B/s of 4k reads (${wire_cb:-?} wire bytes per read, the kernel's runs), the datapath's cost from lb-symmetric"
   echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
