@@ -90,6 +90,8 @@ while (($#)); do
 done
 
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds '$rounds': want a count >= 1"
+[[ $cb_rates =~ ^[0-9]+(\.[0-9]+)?,[0-9]+(\.[0-9]+)?$ ]] ||
+  die "--cb-rates '$cb_rates': want R0,R1 in Mbit/s (e.g. 8,24)"
 if ((rounds > 1)); then
   ((vs_set)) || variant_scenarios=$scenarios
   for ((r = 2; r <= rounds; r++)); do

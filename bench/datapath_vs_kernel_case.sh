@@ -101,7 +101,8 @@ settle() {
 wire_bytes() { # bytes sent by the target's ends of both links
   local i n=0 b
   for i in 0 1; do
-    b=$(ip -n tgt -j -s link show dev "tbt$i" | jq '.[0].stats64.tx.bytes') || b=0
+    b=$(ip -n tgt -j -s link show dev "tbt$i" | jq '.[0].stats64.tx.bytes')
+    [[ $b =~ ^[0-9]+$ ]] || die "no transmitted byte count for tbt$i in netns tgt ('$b')"
     n=$((n + b))
   done
   echo "$n"
@@ -161,17 +162,14 @@ run_fio() {
 scenario=
 echo "datapath_vs_kernel: $side $scenarios, fio randread 4k ${numjobs}x${iodepth}, ${runtime}s per policy, $(uname -r)"
 if [[ $side == kernel ]]; then
-  for scenario in ${scenarios//,/ }; do
-    for p in "${policies[@]}"; do
-      tb_iopolicy "$p" || die "tb_iopolicy $p"
-      run_fio "$p" "$TB_HEAD"
-    done
-  done
-  for ((r = 2; r <= rounds; r++)); do
+  # Round 1 every policy, the later rounds the two compared against.
+  for ((r = 1; r <= rounds; r++)); do
+    pols=("${policies[@]}") label=""
+    ((r > 1)) && pols=(round-robin queue-depth) label=/r$r
     for scenario in ${scenarios//,/ }; do
-      for p in round-robin queue-depth; do
+      for p in "${pols[@]}"; do
         tb_iopolicy "$p" || die "tb_iopolicy $p"
-        run_fio "$p/r$r" "$TB_HEAD"
+        run_fio "$p$label" "$TB_HEAD"
       done
     done
   done
