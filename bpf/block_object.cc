@@ -53,6 +53,12 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
   skel->rodata->start_set_mask = start_sets - 1;
   bpf_map__set_max_entries(skel->maps.pw_start, start_sets);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);
+  const uint32_t io_slots =
+      std::bit_ceil(std::max<uint32_t>(options.io_slots, 1));
+  skel->rodata->io_slots = options.io_slots > 0;
+  skel->rodata->io_slot_mask = io_slots - 1;
+  bpf_map__set_max_entries(skel->maps.pw_io_owner, io_slots);
+  bpf_map__set_max_entries(skel->maps.pw_io_slot, io_slots);
   bpf_map__set_max_entries(skel->maps.pw_path, options.max_devices);
   bpf_map__set_max_entries(skel->maps.pw_disk, options.max_devices);
 
@@ -72,7 +78,8 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
   }
   std::move(destroy).Cancel();
   return std::unique_ptr<BlockObject>(
-      new BlockObject(skel, mode, ncpus, options.hctx_slots));
+      new BlockObject(skel, mode, ncpus, options.hctx_slots,
+                      options.io_slots > 0 ? io_slots : 0));
 }
 
 absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::Load(
@@ -172,6 +179,27 @@ absl::StatusOr<BlockMaps> BlockObject::ReadMaps() const {
     return absl::OkStatus();
   };
   std::vector<uint8_t> buf;
+  for (__u32 i = 0; i < io_slots_; ++i) {
+    pw_io_owner owner = {};
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.pw_io_owner), &i, &owner) !=
+        0) {
+      return absl::InternalError(
+          absl::StrCat("reading pw_io_owner: ", Errno(errno)));
+    }
+    buf.clear();
+    if (owner.devop != 0 && owner.devop != PW_IO_SLOT_RETIRING) {
+      if (absl::Status st =
+              read_index(skel_->maps.pw_io_slot, "pw_io_slot", i, buf);
+          !st.ok()) {
+        return st;
+      }
+    }
+    const MapBytes owner_bytes(reinterpret_cast<const uint8_t*>(&owner),
+                               sizeof(owner));
+    if (absl::Status st = dec.AddIoSlot(i, owner_bytes, buf); !st.ok()) {
+      return st;
+    }
+  }
   for (__u32 i = 0; i < PW_SPILL_SLOTS; ++i) {
     if (absl::Status st =
             read_index(skel_->maps.pw_io_spill, "pw_io_spill", i, buf);
@@ -199,10 +227,13 @@ void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
   std::set<IoKey> io;
   std::set<DiskKey> paths;
   std::set<DiskKey> kept;  // a gone disk with an entry that stays
+  for (uint32_t index : maps.io_slot_retiring) FinishIoSlot(index);
   for (const auto& [k, v] : maps.io) {
     if (!gone.contains(k.disk)) continue;
     const pw_io_key raw = {.dev = k.disk.dev, .op = k.op, .seq = k.disk.seq};
-    if (del(bpf_map__fd(skel_->maps.pw_io), &raw)) {
+    auto slot = maps.io_slot.find(k);
+    if (del(bpf_map__fd(skel_->maps.pw_io), &raw) &&
+        (slot == maps.io_slot.end() || FreeIoSlot(slot->second))) {
       io.insert(k);
     } else {
       kept.insert(k.disk);
@@ -224,6 +255,33 @@ void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
     if (del(bpf_map__fd(skel_->maps.pw_disk), &raw)) maps.names.erase(k);
   }
   retired_.Prune(maps);
+}
+
+bool BlockObject::FreeIoSlot(uint32_t index) {
+  // Only a gone disk's slot is freed, and no program writes it: they write
+  // a slot only while its owner holds their key. Retiring first, so that
+  // no claim takes the slot while its values are being zeroed. Once
+  // retiring, the slot is never read again (its counts are the tally's);
+  // a later step that fails leaves it retiring, finished on a later read.
+  const int owner_fd = bpf_map__fd(skel_->maps.pw_io_owner);
+  pw_io_owner o = {.seq = 0, .devop = PW_IO_SLOT_RETIRING};
+  if (bpf_map_update_elem(owner_fd, &index, &o, BPF_ANY) != 0) return false;
+  FinishIoSlot(index);
+  return true;
+}
+
+void BlockObject::FinishIoSlot(uint32_t index) {
+  std::vector<uint8_t> zero(
+      static_cast<size_t>(ncpus_) * PerCpuStride(sizeof(pw_io_val)), 0);
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.pw_io_slot), &index,
+                          zero.data(), BPF_ANY) != 0) {
+    return;
+  }
+  // seq is written before devop (pathwise_bpf.h): a claim that follows the
+  // free finds seq 0 already written.
+  const pw_io_owner o = {.seq = 0, .devop = 0};
+  bpf_map_update_elem(bpf_map__fd(skel_->maps.pw_io_owner), &index, &o,
+                      BPF_ANY);
 }
 
 absl::Status BlockObject::ReadHctx(const BlockMaps& maps,

@@ -31,6 +31,8 @@ struct BlockOptions {
   uint32_t force_spill_dev = 0;
   uint32_t max_inflight = 16384;
   uint32_t max_devices = 4096;
+  // I/O slots (pw_io_slot), rounded up to a power of two; 0 = none.
+  uint32_t io_slots = 128;
   // Per hardware context statistics (pw_hctx): the number of (disk,
   // hardware context) slots; 0 = off, the programs then skip that code.
   uint32_t hctx_slots = 0;
@@ -64,11 +66,12 @@ class BlockObject {
 
  private:
   BlockObject(pathwise_block* skel, std::string mode, int ncpus,
-              uint32_t hctx_slots)
+              uint32_t hctx_slots, uint32_t io_slots)
       : skel_(skel),
         mode_(std::move(mode)),
         ncpus_(ncpus),
-        hctx_slots_(hctx_slots) {}
+        hctx_slots_(hctx_slots),
+        io_slots_(io_slots) {}
   static absl::StatusOr<std::unique_ptr<BlockObject>> LoadMode(
       const BlockLayout& layout, const BlockOptions& options, int ncpus,
       bool use_btf);
@@ -76,6 +79,11 @@ class BlockObject {
   // Deletes the map entries of the `gone` disks and moves their counts
   // into retired_.
   void RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps);
+  // Gives a gone disk's I/O slot back (pathwise_bpf.h): false when it could
+  // not even be marked retiring (it is then still read, and retried).
+  bool FreeIoSlot(uint32_t index);
+  // Zeroes a retiring slot's values and frees its owner.
+  void FinishIoSlot(uint32_t index);
   // The pw_hctx slots of every disk in pw_hctx_slot but the `gone` ones,
   // named from `maps`, into out.hctx.
   absl::Status ReadHctx(const BlockMaps& maps, const std::set<DiskKey>& gone,
@@ -85,6 +93,7 @@ class BlockObject {
   std::string mode_;
   int ncpus_;
   uint32_t hctx_slots_;
+  uint32_t io_slots_;  // pw_io_slot's entries, 0 = none
   RetiredDisks retired_;
 };
 

@@ -169,6 +169,36 @@ absl::Status BlockMapDecoder::AddIo(MapBytes key, MapBytes values) {
   return absl::OkStatus();
 }
 
+absl::Status BlockMapDecoder::AddIoSlot(uint32_t index, MapBytes owner,
+                                        MapBytes values) {
+  absl::StatusOr<pw_io_owner> o =
+      Exact<pw_io_owner>("pw_io_owner", "value", owner);
+  if (!o.ok()) return o.status();
+  if (o->devop == 0) return absl::OkStatus();
+  if (o->devop == PW_IO_SLOT_RETIRING) {
+    maps_.io_slot_retiring.push_back(index);
+    return absl::OkStatus();
+  }
+  if (absl::Status st = CheckPerCpu("pw_io_slot", values, sizeof(pw_io_val));
+      !st.ok()) {
+    return st;
+  }
+  const IoKey k{{static_cast<uint32_t>(o->devop >> 32), o->seq},
+                static_cast<uint32_t>(o->devop)};
+  if (k.op >= PW_OP_COUNT) ++maps_.unknown_ops;
+  if (!maps_.io_slot.emplace(k, index).second) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pw_io_owner: slots ", maps_.io_slot[k], " and ", index,
+        " both owned by ", k.disk.dev, "/", k.disk.seq, "/", k.op));
+  }
+  IoTotals& t = maps_.io[k];
+  const size_t stride = PerCpuStride(sizeof(pw_io_val));
+  for (size_t off = 0; off < values.size(); off += stride) {
+    AddVal(t, As<pw_io_val>(values.data() + off), maps_.saturated);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BlockMapDecoder::AddSpillSlot(MapBytes values) {
   if (absl::Status st = CheckPerCpu("pw_io_spill", values, sizeof(pw_io_spill));
       !st.ok()) {

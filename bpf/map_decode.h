@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Decoding of the raw contents of the block object's BPF maps
-// (pathwise_block.bpf.c: pw_disk, pw_io, pw_io_spill, pw_path, pw_counters)
+// (pathwise_block.bpf.c: pw_disk, pw_io, pw_io_owner and pw_io_slot,
+// pw_io_spill, pw_path, pw_counters)
 // into samples, on byte buffers only: no fds, no libbpf. The reader
 // (block_object.cc) copies each map entry into buffers and hands them here;
 // the fuzz target (tests/fuzz/bpf_decode_fuzz.cc) hands it anything.
@@ -74,10 +75,12 @@ struct PathCounters {
 
 // The block object's maps, decoded.
 struct BlockMaps {
-  std::map<DiskKey, std::string> names;   // pw_disk ("" = unusable name)
-  std::map<IoKey, IoTotals> io;           // pw_io
-  std::map<IoKey, IoTotals> spill;        // pw_io_spill, every used slot
-  std::map<DiskKey, PathCounters> paths;  // pw_path
+  std::map<DiskKey, std::string> names;    // pw_disk ("" = unusable name)
+  std::map<IoKey, IoTotals> io;            // pw_io and the I/O slots
+  std::map<IoKey, uint32_t> io_slot;       // the slot each key owns
+  std::vector<uint32_t> io_slot_retiring;  // slots left PW_IO_SLOT_RETIRING
+  std::map<IoKey, IoTotals> spill;         // pw_io_spill, every used slot
+  std::map<DiskKey, PathCounters> paths;   // pw_path
   // pw_counters summed over CPUs, by enum pw_counter.
   uint64_t dropped_start_map_full = 0;
   uint64_t dropped_no_start_time = 0;
@@ -102,6 +105,9 @@ class BlockMapDecoder {
   absl::Status AddDiskName(MapBytes key, MapBytes value);
   // pw_io: key pw_io_key, value ncpus x pw_io_val.
   absl::Status AddIo(MapBytes key, MapBytes values);
+  // One I/O slot: its pw_io_owner and, when owned, ncpus x pw_io_val (empty
+  // otherwise). An owned slot's counts add to its key's pw_io counts.
+  absl::Status AddIoSlot(uint32_t index, MapBytes owner, MapBytes values);
   // One index of pw_io_spill: ncpus x pw_io_spill (a slot counts when its
   // `used` is non-zero).
   absl::Status AddSpillSlot(MapBytes values);

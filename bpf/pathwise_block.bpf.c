@@ -47,8 +47,9 @@ const volatile __u32 hctx_slots = 1;
  * PW_START_WAYS ways per set) instead of a hash keyed by request address,
  * so that a stamp costs an inlined array lookup and a few loads from one
  * cache line. The set is given by the request's tag within its hardware
- * context; the way by the request's address, which every way stores, so a
- * completion only ever takes its own request's stamp. start_set_mask is
+ * context; the way by the request's id (disk, context, tag), which every
+ * way stores bound to its stamp, so a completion only ever takes its own
+ * request's stamp. start_set_mask is
  * pw_start's max_entries - 1 (a power of two), set by userspace. */
 const volatile __u32 start_set_mask = 0;
 
@@ -69,69 +70,75 @@ struct {
 
 static const struct pw_io_val pw_zero_io;
 
-/* Ways of a pw_start set: rq == PW_WAY_BUSY (no request's address) marks
- * a way whose stamp is being written; only the CPU that claimed it writes
- * ns, then stores the request's address. Claims, the stale check's
- * takeover and a completion's release are compare-and-swaps (full
- * barriers), so a completion uses a stamp only if its own request's issue
- * wrote it and nothing took the way in between. (A marker value, not a
- * tagged address: the verifier allows no bit operation on the tp_btf
- * flavour's request pointer.) */
-#define PW_WAY_BUSY 1ULL
-
-/* Claims way w for rq if it holds `old` (0: free, rq: its own way, another
- * address: a stale way), then writes ts. */
-static __always_inline bool pw_way_claim(struct pw_start_way *w, __u64 old,
-                                         __u64 rq, __u64 ts) {
-  if (__sync_val_compare_and_swap(&w->rq, old, PW_WAY_BUSY) != old)
-    return false;
+/* Writes rq's stamp in way w. Plain stores, in either order: a reader
+ * that sees one word of this stamp and one of the way's previous one finds
+ * a pair that names no request (pathwise_bpf.h). */
+static __always_inline void pw_way_put(struct pw_start_way *w, __u64 id,
+                                       __u64 ts) {
+  w->tagged = id ^ PW_START_MIX(ts);
   w->ns = ts;
-  barrier();
-  *(volatile __u64 *)&w->rq = rq;
+}
+
+/* Whether way w holds request id's stamp; its stamp in *ns. */
+static __always_inline bool pw_way_is(struct pw_start_way *w, __u64 id,
+                                      __u64 *ns) {
+  __u64 t = w->ns;
+  if (!t || (w->tagged ^ PW_START_MIX(t)) != id) return false;
+  *ns = t;
   return true;
 }
 
-/* Stores rq's issue stamp in its set: in its own way if it has one (a
- * requeued request is issued again), else in a free way, else in a way
+/* Stores request id's issue stamp in its set: in its own way if it has one
+ * (a requeued request is issued again), else in a free way, else in a way
  * whose stamp is older than PW_START_STALE_NS. Counts a start that finds
- * none as PW_CNT_DROP_START_COLLISION. */
-static __always_inline void pw_start_put(struct pw_start_set *set, __u64 rq,
+ * none as PW_CNT_DROP_START_COLLISION. Two CPUs that take one free way at
+ * once (only requests whose sets collide, issued in the same instant) both
+ * write it; one stamp is left, whole or detectably mixed, and the other
+ * request's completion counts no_start_time. */
+static __always_inline void pw_start_put(struct pw_start_set *set, __u64 id,
                                          __u64 ts) {
+  __u64 then;
   __u32 i;
 #pragma unroll
   for (i = 0; i < PW_START_WAYS; i++) {
-    if (set->way[i].rq == rq && pw_way_claim(&set->way[i], rq, rq, ts)) return;
-  }
-#pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    if (!set->way[i].rq && pw_way_claim(&set->way[i], 0, rq, ts)) return;
-  }
-#pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    __u64 old = set->way[i].rq, then = set->way[i].ns;
-    if (old && old != PW_WAY_BUSY && ts > then &&
-        ts - then > PW_START_STALE_NS && pw_way_claim(&set->way[i], old, rq, ts))
+    if (pw_way_is(&set->way[i], id, &then)) {
+      pw_way_put(&set->way[i], id, ts);
       return;
+    }
+  }
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    if (!set->way[i].ns) {
+      pw_way_put(&set->way[i], id, ts);
+      return;
+    }
+  }
+#pragma unroll
+  for (i = 0; i < PW_START_WAYS; i++) {
+    then = set->way[i].ns;
+    if (ts > then && ts - then > PW_START_STALE_NS) {
+      pw_way_put(&set->way[i], id, ts);
+      return;
+    }
   }
   pw_cnt_inc(PW_CNT_DROP_START_COLLISION);
 }
 
-/* rq's issue stamp, taken out of its set (the way freed); 0 if its set
- * holds none for it. */
+/* Request id's issue stamp, taken out of its set (the way freed); 0 if its
+ * set holds none for it. */
 static __always_inline __u64 pw_start_take(struct pw_start_set *set,
-                                           __u64 rq) {
+                                           __u64 id) {
+  __u64 ns;
   __u32 i;
 #pragma unroll
   for (i = 0; i < PW_START_WAYS; i++) {
-    if (set->way[i].rq == rq) {
-      __u64 ns = set->way[i].ns;
-      if (__sync_val_compare_and_swap(&set->way[i].rq, rq, 0) == rq) return ns;
-      return 0;
+    if (pw_way_is(&set->way[i], id, &ns)) {
+      set->way[i].ns = 0;
+      return ns;
     }
   }
   return 0;
 }
-
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -171,13 +178,14 @@ struct {
   __type(value, struct pw_disk_name);
 } pw_disk SEC(".maps");
 
-static __always_inline void pw_note_disk(const struct pw_disk_key *dk,
+/* 0 when the name is recorded. */
+static __always_inline long pw_note_disk(const struct pw_disk_key *dk,
                                          struct gendisk *disk) {
   struct pw_disk_name n = {};
   /* CO-RE-relocated address of disk->disk_name; the same probe read in
    * both flavours (slow path only). */
   bpf_probe_read_kernel_str(n.name, sizeof(n.name), &disk->disk_name);
-  bpf_map_update_elem(&pw_disk, dk, &n, BPF_ANY);
+  return bpf_map_update_elem(&pw_disk, dk, &n, BPF_ANY);
 }
 
 /* pw_lookup_or_init() that also records the disk's name on creation. */
@@ -192,13 +200,59 @@ static __always_inline void *pw_entry(void *map, const void *key,
   return bpf_map_lookup_elem(map, key);
 }
 
-/* The pw_io entry for `k`, else (creation failed, or force_spill) this
- * CPU's spill slot for it; NULL only when both are exhausted. */
+/* I/O slots (pathwise_bpf.h): io_slot_mask is pw_io_slot's max_entries -
+ * 1 (a power of two); io_slots false: none, every key in pw_io. */
+const volatile bool io_slots = false;
+const volatile __u32 io_slot_mask = 0;
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pw_io_owner);
+} pw_io_owner SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct pw_io_val);
+} pw_io_slot SEC(".maps");
+
+/* k's slot, claimed if free; NULL when another key owns it (or it is being
+ * retired, or two CPUs claim it at once: the loser counts this completion
+ * in pw_io). A slot is claimed only once its disk's name is recorded:
+ * userspace names every slot it reads. */
+static __always_inline struct pw_io_val *pw_io_slot_of(
+    const struct pw_io_key *k, const struct pw_disk_key *dk,
+    struct gendisk *disk) {
+  __u64 devop = PW_IO_DEVOP(k->dev, k->op);
+  __u32 h = k->dev * 0x9E3779B1U ^ (__u32)k->seq * 0x85EBCA77U ^
+            k->op * 0xC2B2AE3DU;
+  __u32 idx = (h ^ (h >> 15)) & io_slot_mask;
+  struct pw_io_owner *o = bpf_map_lookup_elem(&pw_io_owner, &idx);
+
+  if (!o) return NULL;
+  if (o->devop != devop || o->seq != k->seq) {
+    if (o->devop) return NULL;
+    if (!bpf_map_lookup_elem(&pw_disk, dk) && pw_note_disk(dk, disk))
+      return NULL;
+    if (__sync_val_compare_and_swap(&o->devop, 0, devop) != 0) return NULL;
+    o->seq = k->seq;
+  }
+  return bpf_map_lookup_elem(&pw_io_slot, &idx);
+}
+
+/* k's I/O slot, else its pw_io entry, else (creation failed, or
+ * force_spill) this CPU's spill slot for it; NULL only when all are
+ * exhausted. */
 static __always_inline struct pw_io_val *pw_io_entry(
     const struct pw_io_key *k, const struct pw_disk_key *dk,
     struct gendisk *disk) {
   if (!force_spill || (force_spill_dev && force_spill_dev != dk->dev)) {
-    struct pw_io_val *v = pw_entry(&pw_io, k, &pw_zero_io, dk, disk);
+    struct pw_io_val *v = io_slots ? pw_io_slot_of(k, dk, disk) : NULL;
+    if (v) return v;
+    v = pw_entry(&pw_io, k, &pw_zero_io, dk, disk);
     if (v) return v;
   } else if (!bpf_map_lookup_elem(&pw_disk, dk)) {
     pw_note_disk(dk, disk);

@@ -9,16 +9,17 @@
  * No include guard on purpose.
  */
 
-/* rq's pw_start set: its tag within its hardware context (the I/O
- * scheduler's tag when the queue has one: the request structure belongs to
- * that tag for its life, while its driver tag may change when it is
- * requeued) plus a hash of (disk, hardware context number), so that the
- * contexts' tag ranges spread over the sets. All are fixed while the
- * request is in flight, so issue and completion find the same set. (Not
- * a hash of the context's address: the verifier allows no multiplication
- * of the tp_btf flavour's pointers.) */
+/* rq's pw_start set and its id (PW_START_ID): its tag within its hardware
+ * context (the I/O scheduler's tag when the queue has one: the request
+ * structure belongs to that tag for its life, while its driver tag may
+ * change when it is requeued), its context's number and its disk. The set
+ * is the tag plus a hash of (disk, context number), so that the contexts'
+ * tag ranges spread over the sets. All are fixed while the request is in
+ * flight, so issue and completion find the same set and id. (Not the
+ * request's address: the verifier allows no arithmetic on the tp_btf
+ * flavour's pointers.) */
 static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
-    struct request *rq, __u32 dev) {
+    struct request *rq, __u32 dev, __u64 *id) {
   struct request___mq *mrq = (struct request___mq *)rq;
   struct blk_mq_hw_ctx *h = PW_RD(mrq, mq_hctx);
   __u32 num = h ? PW_RD(h, queue_num) : 0;
@@ -26,8 +27,8 @@ static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
   __u32 idx;
 
   if (tag < 0) tag = PW_RD(mrq, tag);
-  idx = (dev * 0x9E3779B1U ^ num * 0x85EBCA77U) + (__u32)tag;
-  idx &= start_set_mask;
+  *id = PW_START_ID(dev, num, (__u32)tag);
+  idx = PW_START_SET(dev, num, tag) & start_set_mask;
   return bpf_map_lookup_elem(&pw_start, &idx);
 }
 
@@ -53,6 +54,7 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   struct request_queue *q = PW_RD(rq, q);
   struct pw_start_set *set;
   struct gendisk *disk;
+  __u64 id;
   __u32 cls;
 
   if (!q) return 0;
@@ -66,12 +68,12 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
       (PW_RD(q, queue_flags) & (1UL << queue_flag_stats_bit)))
     return 0;
   set = PW_SFX(pw_start_set_of)(
-      rq, PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor)));
+      rq, PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor)), &id);
   if (!set) {
     pw_cnt_inc(PW_CNT_DROP_START_FULL);
     return 0;
   }
-  pw_start_put(set, (__u64)(unsigned long)rq, PW_SFX(pw_issue_now)());
+  pw_start_put(set, id, PW_SFX(pw_issue_now)());
   return 0;
 }
 
@@ -148,8 +150,9 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
   own = force_own_start || cls == PW_OP_PASSTHRU ||
         !(PW_RD(rq, rq_flags) & rqf_stats_mask);
   if (own) {
-    struct pw_start_set *set = PW_SFX(pw_start_set_of)(rq, dev);
-    if (set) start = pw_start_take(set, (__u64)(unsigned long)rq);
+    __u64 id;
+    struct pw_start_set *set = PW_SFX(pw_start_set_of)(rq, dev, &id);
+    if (set) start = pw_start_take(set, id);
   } else {
     start = PW_RD(rq, io_start_time_ns);
   }

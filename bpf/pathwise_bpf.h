@@ -121,19 +121,52 @@ struct pw_io_spill {
   struct pw_io_val val;
 };
 
+/* I/O slots (pw_io_slot, per-CPU array, and pw_io_owner, its owners):
+ * the (device, op) values of pw_io found without a hash. A key's slot is a
+ * hash of it masked to the array; the slot is the key's when its owner
+ * holds the key, claimed by a compare-and-swap of a free owner's devop (the
+ * key's first completion), and given back by userspace only once its disk
+ * is gone (no program writes it then): owner set to PW_IO_SLOT_RETIRING,
+ * the values zeroed, the owner freed. A key whose slot another key owns is
+ * counted in pw_io. seq comes first: userspace frees an owner by writing
+ * seq then devop, so a claim never sees its seq overwritten. */
+struct pw_io_owner {
+  __u64 seq;   /* the key's diskseq */
+  __u64 devop; /* dev << 32 | op; 0 = free */
+};
+#define PW_IO_SLOT_RETIRING (~0ULL)
+#define PW_IO_DEVOP(dev, op) (((__u64)(dev) << 32) | (__u64)(op))
+
 /* Own issue stamps (pw_start, for requests whose queue does not stamp
  * rq->io_start_time_ns): a set-associative array. A request's set is
  * chosen by its tag within its hardware context (see pw_start_set_of in
  * pathwise_block_body.bpf.h); each of the set's ways holds one request's
- * address and its stamp, address 0 = free. A set is one 64-byte line. */
+ * stamp, ns 0 = free. A set is one 64-byte line.
+ *
+ * A request is named by its id, (dev_t << 32 | hardware context << 16 |
+ * tag): while it is in flight no other request has its tag in that
+ * context (tags stay below BLK_MQ_MAX_DEPTH, 10240, and context numbers
+ * below the CPU count, so 16 bits hold each). A way stores the id bound to the stamp, tagged = id ^
+ * PW_START_MIX(ns), so that ways need no compare-and-swap: a way read while
+ * another CPU writes it mixes the words of two stamps, and a mixed
+ * (tagged, ns) pair names no request in flight (the mix is a 64-bit odd
+ * multiply, so two stamps' words give one id only by a 2^-48 chance). */
 #define PW_START_WAYS 4
 struct pw_start_way {
-  __u64 rq; /* request address, 0 = free */
-  __u64 ns; /* issue stamp, bpf_ktime_get_ns() */
+  __u64 tagged; /* the request's id ^ PW_START_MIX(ns) */
+  __u64 ns;     /* issue stamp, bpf_ktime_get_ns(); 0 = free */
 };
 struct pw_start_set {
   struct pw_start_way way[PW_START_WAYS];
 };
+#define PW_START_MIX(ns) ((__u64)(ns)*0x9E3779B97F4A7C15ULL)
+/* The set of (dev, hardware context number, tag), masked by the caller. */
+#define PW_START_SET(dev, hctx, tag)                                \
+  ((((__u32)(dev)) * 0x9E3779B1U ^ ((__u32)(hctx)) * 0x85EBCA77U) + \
+   (__u32)(tag))
+#define PW_START_ID(dev, hctx, tag)                        \
+  (((__u64)(dev) << 32) | ((__u64)((hctx)&0xffff) << 16) | \
+   (__u64)((tag)&0xffff))
 /* A way whose stamp is older than this (the histogram's last finite
  * bound, 68.7 s) may be taken by a start that finds no other way: its
  * request's completion was never seen (a run the kernel skipped), or the

@@ -122,6 +122,7 @@ absl::StatusOr<std::unique_ptr<BpfSampler>> BpfSampler::Create(
       .force_spill_dev = options.force_spill_dev,
       .max_inflight = options.max_inflight,
       .max_devices = options.max_devices,
+      .io_slots = options.io_slots,
       .hctx_slots = options.hctx_slots,
   };
   absl::StatusOr<std::unique_ptr<BlockObject>> block =

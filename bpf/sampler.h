@@ -96,6 +96,11 @@ struct SamplerOptions {
   uint32_t max_inflight = 16384;
   // Capacity of the (device, op) and per-path maps.
   uint32_t max_devices = 4096;
+  // (device, op) slots found without a hash (pw_io_slot), rounded up to a
+  // power of two; keys beyond them, or whose slot another key holds, are
+  // counted in the hash. 0 = hash only. Costs sizeof(pw_io_val) (896 B)
+  // per slot per possible CPU: 112 KiB per CPU at 128.
+  uint32_t io_slots = 128;
   // Per hardware context statistics: the (disk, hardware context) slots,
   // 0 = off (the programs then cost what they do without them). Slots are
   // not reused when a disk goes away; see HctxSlotsFor.

@@ -64,10 +64,60 @@ inline model::OpStats Delta(const SamplerSnapshot& before,
   return model::Delta(*a, b ? *b : model::OpStats{});
 }
 
+// An fd of the sampler's map `name` (the caller closes it), or -1.
+inline int MapFdByName(const BpfSampler& s, const std::string& name) {
+  for (uint32_t id : s.MapIds()) {
+    const int fd = bpf_map_get_fd_by_id(id);
+    if (fd < 0) continue;
+    bpf_map_info info = {};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.name == name) {
+      return fd;
+    }
+    close(fd);
+  }
+  return -1;
+}
+
+// The I/O slots (pw_io_owner and pw_io_slot): each slot's owner, and
+// whether its per-CPU values are all zero.
+struct IoSlot {
+  pw_io_owner owner = {};
+  bool zero = true;
+};
+inline std::vector<IoSlot> IoSlots(const BpfSampler& s) {
+  std::vector<IoSlot> out;
+  const int owners = MapFdByName(s, "pw_io_owner");
+  const int values = MapFdByName(s, "pw_io_slot");
+  EXPECT_GE(owners, 0) << "no pw_io_owner map";
+  EXPECT_GE(values, 0) << "no pw_io_slot map";
+  if (owners >= 0 && values >= 0) {
+    bpf_map_info info = {};
+    uint32_t len = sizeof(info);
+    EXPECT_EQ(bpf_obj_get_info_by_fd(owners, &info, &len), 0);
+    const int ncpus = libbpf_num_possible_cpus();
+    std::vector<pw_io_val> v(static_cast<size_t>(ncpus));
+    for (uint32_t i = 0; i < info.max_entries; ++i) {
+      IoSlot& slot = out.emplace_back();
+      EXPECT_EQ(bpf_map_lookup_elem(owners, &i, &slot.owner), 0);
+      EXPECT_EQ(bpf_map_lookup_elem(values, &i, v.data()), 0);
+      for (const pw_io_val& c : v) {
+        slot.zero = slot.zero && c.count == 0 && c.bytes == 0 &&
+                    c.lat_sum_ns == 0 && c.buckets[0] == 0;
+      }
+    }
+  }
+  if (owners >= 0) close(owners);
+  if (values >= 0) close(values);
+  return out;
+}
+
 // Steps a test adds to ExactCountsCase: `before_io` runs once the sampler
 // is attached, `after_io` on the test's device and the reads of the sampler
 // around the I/O.
 struct CaseHooks {
+  // The test's device, once created (before the sampler is).
+  std::function<void(model::DevId dev)> on_device;
   std::function<void(const BpfSampler&)> before_io;
   std::function<void(const BpfSampler&, model::DevId dev,
                      const SamplerSnapshot& before,
@@ -94,6 +144,7 @@ class BpfHostTest : public ::testing::Test {
     std::string err;
     std::unique_ptr<LoopDevice> loop = LoopDevice::Create(&err);
     ASSERT_NE(loop, nullptr) << err;
+    if (hooks.on_device) hooks.on_device(loop->dev());
     // Run counts tell a completion the program never saw (no run) from
     // one it saw and could not count (a run and a drop).
     SamplerOptions with_stats = options;

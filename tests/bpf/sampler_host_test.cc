@@ -11,6 +11,7 @@ namespace pathwise::bpf {
 namespace {
 
 using host_test::BpfHostTest;
+using host_test::CaseHooks;
 
 TEST_F(BpfHostTest, AttachesWithTpBtfOnThisKernel) {
   absl::StatusOr<std::unique_ptr<BpfSampler>> s = BpfSampler::Create();
@@ -51,6 +52,47 @@ TEST_F(BpfHostTest, OwnStartExactCountsAtQueueDepth) {
   SamplerOptions o;
   o.force_own_start = true;
   ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 16);
+}
+
+// The (device, op) values in the hash only, as with every I/O slot taken.
+TEST_F(BpfHostTest, HashOnlyExactCounts) {
+  SamplerOptions o;
+  o.io_slots = 0;
+  ExactCountsCase(o, /*expect_own_start=*/false, "libaio", 16);
+}
+
+// One I/O slot: every key collides in it, one owns it (the device's read
+// or write key, or another disk's), the others are counted in the hash.
+// The counts are exact, and the device's keys are not both in the slot.
+TEST_F(BpfHostTest, OneIoSlotExactCounts) {
+  SamplerOptions o;
+  o.io_slots = 1;
+  CaseHooks hooks;
+  hooks.after_io = [](const BpfSampler& s, model::DevId dev,
+                      const SamplerSnapshot&, const SamplerSnapshot&) {
+    const std::vector<host_test::IoSlot> slots = host_test::IoSlots(s);
+    ASSERT_EQ(slots.size(), 1u);
+    EXPECT_NE(slots[0].owner.devop, 0u) << "nothing claimed the slot";
+    EXPECT_FALSE(slots[0].zero);
+    const int fd = host_test::MapFdByName(s, "pw_io");
+    ASSERT_GE(fd, 0);
+    int in_hash = 0;
+    for (uint32_t op : {PW_OP_READ, PW_OP_WRITE}) {
+      pw_io_key k = {.dev = dev.major << 20 | dev.minor, .op = op, .seq = 0};
+      // The device's diskseq is the slot owner's or unknown here: look for
+      // the key under any seq.
+      pw_io_key cur = {}, next = {};
+      const pw_io_key* prev = nullptr;
+      while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+        in_hash += next.dev == k.dev && next.op == k.op;
+        cur = next;
+        prev = &cur;
+      }
+    }
+    close(fd);
+    EXPECT_GE(in_hash, 1) << "both of the device's keys in one slot";
+  };
+  ExactCountsCase(o, /*expect_own_start=*/false, "libaio", 16, hooks);
 }
 
 // Completions whose (device, op) entry could not be created go to the

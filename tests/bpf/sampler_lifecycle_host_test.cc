@@ -30,25 +30,25 @@ uint64_t LiveReadsOf(const SamplerSnapshot& s, model::DevId dev, uint64_t seq) {
   return n;
 }
 
-// The (dev_t, diskseq) keys of the sampler's pw_io map.
+// The (dev_t, diskseq) keys of the sampler's pw_io map and I/O slots.
 std::vector<std::pair<uint32_t, uint64_t>> IoMapKeys(const BpfSampler& s) {
   std::vector<std::pair<uint32_t, uint64_t>> out;
-  for (uint32_t id : s.MapIds()) {
-    const int fd = bpf_map_get_fd_by_id(id);
-    if (fd < 0) continue;
-    bpf_map_info info = {};
-    uint32_t len = sizeof(info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-        std::string(info.name) == "pw_io") {
-      pw_io_key key = {}, next = {};
-      const pw_io_key* prev = nullptr;
-      while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        out.emplace_back(next.dev, next.seq);
-        key = next;
-        prev = &key;
-      }
+  const int fd = host_test::MapFdByName(s, "pw_io");
+  EXPECT_GE(fd, 0) << "no pw_io map";
+  if (fd >= 0) {
+    pw_io_key key = {}, next = {};
+    const pw_io_key* prev = nullptr;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+      out.emplace_back(next.dev, next.seq);
+      key = next;
+      prev = &key;
     }
     close(fd);
+  }
+  for (const host_test::IoSlot& slot : host_test::IoSlots(s)) {
+    if (slot.owner.devop != 0 && slot.owner.devop != PW_IO_SLOT_RETIRING) {
+      out.emplace_back(uint32_t(slot.owner.devop >> 32), slot.owner.seq);
+    }
   }
   return out;
 }
@@ -109,10 +109,17 @@ TEST_F(BpfHostTest, ReattachedLoopDeviceIsANewDisk) {
   EXPECT_EQ(retired, kN1);
   EXPECT_GE(ReadsOf(*mid, loop->name()), ReadsOf(*s1, loop->name()));
   EXPECT_EQ(ReadsOf(*s2, loop->name()) - ReadsOf(*mid, loop->name()), kN2);
-  // The old disk's entries have left the kernel map.
+  // The old disk's entries have left the kernel maps, its I/O slots given
+  // back empty.
   for (const auto& [dev, seq] : IoMapKeys(**sampler)) {
     EXPECT_FALSE(dev == kdev && seq == seq1)
-        << "pw_io still holds the detached disk's entry";
+        << "pw_io or an I/O slot still holds the detached disk's entry";
+  }
+  for (const host_test::IoSlot& slot : host_test::IoSlots(**sampler)) {
+    EXPECT_NE(slot.owner.devop, PW_IO_SLOT_RETIRING);
+    if (slot.owner.devop == 0) {
+      EXPECT_TRUE(slot.zero) << "a free I/O slot holds counts";
+    }
   }
   bool new_key = false;
   for (const auto& [dev, seq] : IoMapKeys(**sampler)) {

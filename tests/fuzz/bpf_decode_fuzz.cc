@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bpf::BlockMapDecoder dec(ncpus);
   const int records = in.ConsumeIntegralInRange<int>(0, 32);
   for (int i = 0; i < records && in.remaining_bytes() > 0; ++i) {
-    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 5)) {
       case 0: {
         std::vector<uint8_t> k = Buf(in, Size(in, sizeof(pw_disk_key)));
         Check(dec.AddDiskName(k, Buf(in, Size(in, sizeof(pw_disk_name)))));
@@ -88,6 +88,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Check(dec.SetCounters(
             Buf(in, Size(in, cpus * bpf::PerCpuStride(sizeof(pw_counters))))));
         break;
+      case 5: {
+        const uint32_t index = in.ConsumeIntegral<uint32_t>();
+        std::vector<uint8_t> o = Buf(in, Size(in, sizeof(pw_io_owner)));
+        Check(dec.AddIoSlot(
+            index, o,
+            Buf(in, Size(in, cpus * bpf::PerCpuStride(sizeof(pw_io_val))))));
+        break;
+      }
     }
   }
   bpf::BlockMaps maps = std::move(dec).Take();

@@ -177,6 +177,52 @@ TEST(BlockMapDecoder, SpillSlotsCountWhenUsed) {
   EXPECT_EQ(s.io[0].stats.latency->Count(), 8u);
 }
 
+std::vector<uint8_t> OwnerBytes(uint32_t dev, uint32_t op, uint64_t seq) {
+  pw_io_owner o = {};
+  o.seq = seq;
+  o.devop = PW_IO_DEVOP(dev, op);
+  return Bytes(o);
+}
+
+// An owned I/O slot's counts are its key's, added to the key's pw_io
+// counts; free and retiring slots count nothing and need no values.
+TEST(BlockMapDecoder, IoSlotsCountForTheirOwner) {
+  BlockMapDecoder dec(2);
+  ASSERT_TRUE(dec.AddIoSlot(3, OwnerBytes(kDev, PW_OP_READ, 4),
+                            PerCpu<pw_io_val>({Reads(5), Reads(1)}))
+                  .ok());
+  ASSERT_TRUE(dec.AddIo(IoKeyBytes(kDev, 4, PW_OP_READ),
+                        PerCpu<pw_io_val>({Reads(2), Reads(0)}))
+                  .ok());
+  pw_io_owner free_owner = {};
+  ASSERT_TRUE(dec.AddIoSlot(5, Bytes(free_owner), {}).ok());
+  pw_io_owner retiring = {};
+  retiring.devop = PW_IO_SLOT_RETIRING;
+  ASSERT_TRUE(dec.AddIoSlot(7, Bytes(retiring), {}).ok());
+  const BlockMaps& m = dec.maps();
+  EXPECT_EQ(m.io_slot.size(), 1u);
+  EXPECT_EQ(m.io_slot.at(IoKey{{kDev, 4}, PW_OP_READ}), 3u);
+  EXPECT_EQ(m.io_slot_retiring, std::vector<uint32_t>{7});
+  BlockSample s = AssembleSample(m, RetiredDisks());
+  ASSERT_EQ(s.io.size(), 1u);
+  EXPECT_EQ(s.io[0].stats.completed, 8u);  // slot + pw_io, one key
+  EXPECT_EQ(s.io[0].stats.latency->Count(), 8u);
+}
+
+TEST(BlockMapDecoder, IoSlotBadBytesAreErrors) {
+  BlockMapDecoder dec(2);
+  // Owner of the wrong size, owned slot without its per-CPU values, a key
+  // owning two slots (the programs claim one slot per key).
+  EXPECT_FALSE(dec.AddIoSlot(0, std::vector<uint8_t>(15, 0), {}).ok());
+  EXPECT_FALSE(dec.AddIoSlot(0, OwnerBytes(kDev, PW_OP_READ, 4), {}).ok());
+  const std::vector<uint8_t> v = PerCpu<pw_io_val>({Reads(1), Reads(1)});
+  EXPECT_TRUE(dec.AddIoSlot(1, OwnerBytes(kDev, PW_OP_READ, 4), v).ok());
+  EXPECT_FALSE(dec.AddIoSlot(2, OwnerBytes(kDev, PW_OP_READ, 4), v).ok());
+  // An unknown op decodes (as kOther), counted.
+  EXPECT_TRUE(dec.AddIoSlot(3, OwnerBytes(kDev, 77, 4), v).ok());
+  EXPECT_EQ(dec.maps().unknown_ops, 1u);
+}
+
 // A disk created on the dev_t another disk freed (a controller deleted and
 // another created): its own entries, its own name, and the old disk's
 // entries retired without a count going backwards.
