@@ -71,10 +71,7 @@ switch() {
   now_us
   T0_US=$NOW_US
 }
-stop_fio() {
-  kill "$fio_pid" 2>/dev/null
-  wait "$fio_pid" 2>/dev/null
-}
+stop_fio() { tb_fio_stop "$fio_pid"; }
 
 # fio_iops SECONDS NAME: fio at QD4 for SECONDS, prints and sets IOPS.
 # QD4, not tb_fio's 16: at QD16 numa on the +30 ms path allows ~530 IOPS,

@@ -20,7 +20,7 @@ prom=/tmp/scoring.prom
 
 tb_fio --runtime=120 --iodepth=8 --rate_iops=150 --output="$TB_OUT/fio.txt" &
 fio_pid=$!
-trap 'kill $fio_pid $bpf_pid 2>/dev/null' EXIT
+trap 'tb_fio_stop $fio_pid; kill $bpf_pid 2>/dev/null' EXIT
 
 # Times are integer microseconds from bash's EPOCHREALTIME: no fork for a
 # clock read (processes are dear in a TCG guest that also runs fio and the
@@ -145,7 +145,6 @@ grep -q "$p0 .* inaccessible failed weight=0/0/0" "$TB_OUT/topology.txt" ||
   fail "topology does not show path 0 failed with weight 0"
 pass "topology shows path 0 failed, weight 0"
 
-kill "$fio_pid" 2>/dev/null
-wait "$fio_pid" 2>/dev/null
+tb_fio_stop "$fio_pid"
 trap 'kill $bpf_pid 2>/dev/null' EXIT
 bpf_stop_agent

@@ -478,6 +478,21 @@ tb_fio() {
     --bs=4k --iodepth=16 --time_based --runtime=10 "$@"
 }
 
+# tb_fio_stop PID: ends a `tb_fio ... &` before its --runtime and waits for
+# it. PID ($!) is the subshell that runs the function, not fio: a signal to
+# the subshell alone leaves fio running out its --runtime with the case's
+# output open, and the launcher, which reads a case's log to its end, waits
+# that long for the case. SIGTERM goes to fio itself (it then writes its
+# report); a fio still there after 30 s (I/O stuck on a dead path) is
+# killed.
+tb_fio_stop() {
+  local pid=$1
+  pkill -TERM -P "$pid" -x fio
+  tb_wait 30 eval '! pgrep -P "$pid" -x fio >/dev/null' || pkill -KILL -P "$pid" -x fio
+  wait "$pid" 2>/dev/null
+  return 0
+}
+
 # tb_require_stored_data DEV [OFFSET_MIB]: fails, with a line saying why,
 # unless DEV keeps what is written to it: a data check against a target
 # that stores nothing proves nothing. 64 distinct random 4 KiB blocks go to
