@@ -239,8 +239,9 @@ int Queues(const Options& o) {
   if (o.bpf != BpfMode::kOff && !o.queues_plan) {
     bpf::SamplerOptions so;
     so.nvme = false;
-    so.hctx_slots = bpf::HctxSlotsFor(
-        collectors::CountHctxs(collectors::SysfsReader("/sys")));
+    const collectors::SysfsReader sys("/sys");
+    so.io_slots = bpf::IoSlotsFor(collectors::CountDisks(sys));
+    so.hctx_slots = bpf::HctxSlotsFor(collectors::CountHctxs(sys));
     absl::StatusOr<std::unique_ptr<bpf::BpfSampler>> s =
         bpf::BpfSampler::Create(so);
     if (s.ok()) {

@@ -55,6 +55,7 @@ absl::Status AddIoSource(const Options& o,
     libbpf_set_print(LibbpfToDebugLog);
     bpf::SamplerOptions so;
     so.enable_bpf_stats = o.bpf_stats;
+    so.io_slots = bpf::IoSlotsFor(collectors::CountDisks(reader));
     // --queues: per hardware context statistics too (pathwise_queue_hctx_*).
     if (o.queues)
       so.hctx_slots = bpf::HctxSlotsFor(collectors::CountHctxs(reader));

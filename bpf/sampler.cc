@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <fstream>
 #include <utility>
 
@@ -214,6 +215,12 @@ absl::StatusOr<SamplerSnapshot> BpfSampler::Read() {
   snap.hctx = std::move(block->hctx);
   snap.dropped_hctx = block->dropped_hctx;
   return snap;
+}
+
+uint32_t IoSlotsFor(int disks) {
+  return std::clamp<uint32_t>(
+      std::bit_ceil(static_cast<uint32_t>(4 * std::clamp(disks, 0, 1024))), 16,
+      128);
 }
 
 uint32_t HctxSlotsFor(int present) {

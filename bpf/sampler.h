@@ -107,6 +107,12 @@ struct SamplerOptions {
   uint32_t hctx_slots = 0;
 };
 
+// The I/O slots for a host with `disks` block devices now: four per disk
+// (a disk's reads, writes and flushes each take one, and disks come and
+// go), a power of two from 16 to 128, so that a large host pays at most
+// 112 KiB per possible CPU; keys beyond them are counted in the hash.
+uint32_t IoSlotsFor(int disks);
+
 // The slots for a host with `present` hardware contexts over its block
 // devices now: twice that (disks come and go, each new instance takes new
 // slots), at least 256, at most 16384. pw_hctx costs 224 bytes per slot per

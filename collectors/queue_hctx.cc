@@ -95,6 +95,11 @@ int CountHctxs(const SysfsReader& sys) {
   return n;
 }
 
+int CountDisks(const SysfsReader& sys) {
+  absl::StatusOr<std::vector<std::string>> disks = sys.ListDir("block");
+  return disks.ok() ? static_cast<int>(disks->size()) : 0;
+}
+
 void MoveHctxIo(model::QueueMap& from, model::QueueMap& to) {
   to.hctx_io = from.hctx_io;
   to.hctx_io_unknown = std::move(from.hctx_io_unknown);

@@ -33,6 +33,10 @@ void AddHctxCpus(const SysfsReader& sys, std::vector<model::PathHctxIo>& paths);
 // bpf::HctxSlotsFor sizes the slots by.
 int CountHctxs(const SysfsReader& sys);
 
+// The block devices now (block/*, hidden NVMe path disks included): what
+// bpf::IoSlotsFor sizes the I/O slots by.
+int CountDisks(const SysfsReader& sys);
+
 // Moves the per-hctx part of a queue map (hctx_io and the fields after it)
 // from `from` into `to`.
 void MoveHctxIo(model::QueueMap& from, model::QueueMap& to);

@@ -100,6 +100,14 @@ TEST_F(SysTree, CpusOfEachHardwareQueue) {
 TEST_F(SysTree, CountsEveryDevicesHardwareQueues) {
   EXPECT_EQ(CountHctxs(SysfsReader(root_.string())), 3);
   EXPECT_EQ(CountHctxs(SysfsReader((root_ / "absent").string())), 0);
+  EXPECT_EQ(CountDisks(SysfsReader(root_.string())), 3);
+  EXPECT_EQ(CountDisks(SysfsReader((root_ / "absent").string())), 0);
+  EXPECT_EQ(bpf::IoSlotsFor(0), 16u);
+  EXPECT_EQ(bpf::IoSlotsFor(3), 16u);
+  EXPECT_EQ(bpf::IoSlotsFor(5), 32u);
+  EXPECT_EQ(bpf::IoSlotsFor(20), 128u);
+  EXPECT_EQ(bpf::IoSlotsFor(-1), 16u);
+  EXPECT_EQ(bpf::IoSlotsFor(1 << 30), 128u);
   EXPECT_EQ(bpf::HctxSlotsFor(3), 256u);
   EXPECT_EQ(bpf::HctxSlotsFor(1000), 2000u);
   EXPECT_EQ(bpf::HctxSlotsFor(100000), 16384u);
