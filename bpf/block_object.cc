@@ -227,7 +227,6 @@ void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
   std::set<IoKey> io;
   std::set<DiskKey> paths;
   std::set<DiskKey> kept;  // a gone disk with an entry that stays
-  for (uint32_t index : maps.io_slot_retiring) FinishIoSlot(index);
   for (const auto& [k, v] : maps.io) {
     if (!gone.contains(k.disk)) continue;
     const pw_io_key raw = {.dev = k.disk.dev, .op = k.op, .seq = k.disk.seq};
@@ -338,6 +337,8 @@ absl::StatusOr<BlockSample> BlockObject::Read() {
   absl::StatusOr<BlockMaps> maps = ReadMaps();
   if (!maps.ok()) return maps.status();
   const std::set<DiskKey> gone = SupersededDisks(*maps);
+  // Slots a failed step left retiring (FreeIoSlot) are finished first.
+  for (uint32_t index : maps->io_slot_retiring) FinishIoSlot(index);
   if (!gone.empty()) RetireGone(gone, *maps);
   BlockSample out = AssembleSample(*maps, retired_);
   if (hctx_slots_ > 0) {
