@@ -230,9 +230,12 @@ void BlockObject::RetireGone(const std::set<DiskKey>& gone, BlockMaps& maps) {
   for (const auto& [k, v] : maps.io) {
     if (!gone.contains(k.disk)) continue;
     const pw_io_key raw = {.dev = k.disk.dev, .op = k.op, .seq = k.disk.seq};
+    // The slot first: if it cannot be marked retiring, the key keeps its
+    // slot and its hash entry, and is retried whole on the next read (a
+    // delete from the hash fails only on a malformed key).
     auto slot = maps.io_slot.find(k);
-    if (del(bpf_map__fd(skel_->maps.pw_io), &raw) &&
-        (slot == maps.io_slot.end() || FreeIoSlot(slot->second))) {
+    if ((slot == maps.io_slot.end() || FreeIoSlot(slot->second)) &&
+        del(bpf_map__fd(skel_->maps.pw_io), &raw)) {
       io.insert(k);
     } else {
       kept.insert(k.disk);
