@@ -146,10 +146,10 @@ struct pw_io_owner {
  * A request is named by its id, (dev_t << 32 | hardware context << 16 |
  * tag): while it is in flight no other request has its tag in that
  * context (tags stay below BLK_MQ_MAX_DEPTH, 10240, and context numbers
- * below the CPU count, so 16 bits hold each). A way stores the id bound to the stamp, tagged = id ^
- * PW_START_MIX(ns), so that ways need no compare-and-swap: a way read while
- * another CPU writes it mixes the words of two stamps, and a mixed
- * (tagged, ns) pair names no request in flight (the mix is a 64-bit odd
+ * below the CPU count, so 16 bits hold each). A way stores the id bound to the
+ * stamp, tagged = id ^ PW_START_MIX(ns), so that ways need no compare-and-swap:
+ * a way read while another CPU writes it mixes the words of two stamps, and a
+ * mixed (tagged, ns) pair names no request in flight (the mix is a 64-bit odd
  * multiply, so two stamps' words give one id only by a 2^-48 chance). */
 #define PW_START_WAYS 4
 struct pw_start_way {

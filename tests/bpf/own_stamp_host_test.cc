@@ -219,13 +219,6 @@ TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
   // Completions the kernel hid from BPF (sampler_host_fixture.h) are told
   // from a loss by a tracefs witness, one per half of the test.
   const uint32_t kdev = loop->dev().major << 20 | loop->dev().minor;
-  auto hidden_by = [&](CompletionTrace& w) -> uint64_t {
-    absl::StatusOr<CompletionCounts> traced = w.Stop();
-    EXPECT_TRUE(traced.ok()) << traced.status();
-    if (!traced.ok()) return 0;
-    EXPECT_FALSE(traced->overrun) << "the tracefs witness lost events";
-    return sampler.init_context_hidden() ? traced->in_init : 0;
-  };
 
   constexpr uint64_t kN = 500;
   absl::StatusOr<SamplerSnapshot> before = sampler.Read();
@@ -242,7 +235,7 @@ TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
   std::optional<BlockStat> sys_after = ReadBlockStat(loop->name());
   ASSERT_TRUE(sys_after.has_value());
   ASSERT_EQ(sys_after->reads - sys_before->reads, kN);
-  const uint64_t hidden1 = hidden_by(**witness1);
+  const uint64_t hidden1 = host_test::HiddenCompletions(**witness1, sampler);
 
   auto dropped = [&](const SamplerSnapshot& a, const SamplerSnapshot& b,
                      DropReason reason) {
@@ -266,7 +259,7 @@ TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
   ASSERT_EQ(r.status, 0) << r.output;
   absl::StatusOr<SamplerSnapshot> last = sampler.Read();
   ASSERT_TRUE(last.ok()) << last.status();
-  const uint64_t hidden = hidden_by(**witness);
+  const uint64_t hidden = host_test::HiddenCompletions(**witness, sampler);
   EXPECT_EQ(Delta(*cleared, *last, loop->dev(), Op::kRead).completed + hidden,
             kN);
   EXPECT_EQ(dropped(*cleared, *last, DropReason::kStartCollision), 0u);
@@ -369,10 +362,7 @@ TEST_F(OwnStampHostTest, WaysRewrittenInFlightAreNeverMisread) {
     ASSERT_TRUE(after.ok()) << after.status();
   }
 
-  absl::StatusOr<CompletionCounts> traced = (*witness)->Stop();
-  ASSERT_TRUE(traced.ok()) << traced.status();
-  ASSERT_FALSE(traced->overrun) << "the tracefs witness lost events";
-  const uint64_t hidden = sampler.init_context_hidden() ? traced->in_init : 0;
+  const uint64_t hidden = host_test::HiddenCompletions(**witness, sampler);
   auto dropped = [&](DropReason reason) {
     return after->dropped[model::Index(reason)] -
            before->dropped[model::Index(reason)];

@@ -64,6 +64,20 @@ inline model::OpStats Delta(const SamplerSnapshot& before,
   return model::Delta(*a, b ? *b : model::OpStats{});
 }
 
+// Stops `witness` and returns the completions it saw that the kernel hid
+// from `s`'s programs (those that ran while a thread of PID 1 was current,
+// on kernels with that patch; 0 elsewhere): a test's exact counts plus
+// these are the block layer's. Fails the test if the witness failed or
+// lost events.
+inline uint64_t HiddenCompletions(CompletionTrace& witness,
+                                  const BpfSampler& s) {
+  absl::StatusOr<CompletionCounts> traced = witness.Stop();
+  EXPECT_TRUE(traced.ok()) << traced.status();
+  if (!traced.ok()) return 0;
+  EXPECT_FALSE(traced->overrun) << "the tracefs witness lost events";
+  return s.init_context_hidden() ? traced->in_init : 0;
+}
+
 // An fd of the sampler's map `name` (the caller closes it), or -1.
 inline int MapFdByName(const BpfSampler& s, const std::string& name) {
   for (uint32_t id : s.MapIds()) {

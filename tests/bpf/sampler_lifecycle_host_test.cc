@@ -71,20 +71,13 @@ TEST_F(BpfHostTest, ReattachedLoopDeviceIsANewDisk) {
   constexpr uint64_t kN1 = 400, kN2 = 300;
   // The completions the kernel hides from BPF programs on some kernels
   // (sampler_host_fixture.h), told apart from a loss by a tracefs witness.
-  auto hidden_by = [&](std::unique_ptr<CompletionTrace>& w) -> uint64_t {
-    absl::StatusOr<CompletionCounts> traced = w->Stop();
-    EXPECT_TRUE(traced.ok()) << traced.status();
-    if (!traced.ok()) return 0;
-    EXPECT_FALSE(traced->overrun) << "the tracefs witness lost events";
-    return (*sampler)->init_context_hidden() ? traced->in_init : 0;
-  };
   absl::StatusOr<std::unique_ptr<CompletionTrace>> witness1 =
       CompletionTrace::Start(kdev);
   ASSERT_TRUE(witness1.ok()) << witness1.status();
   ASSERT_EQ(Fio(loop->path(), "randread", kN1).status, 0);
   absl::StatusOr<SamplerSnapshot> s1 = (*sampler)->Read();
   ASSERT_TRUE(s1.ok()) << s1.status();
-  const uint64_t hidden1 = hidden_by(*witness1);
+  const uint64_t hidden1 = host_test::HiddenCompletions(**witness1, **sampler);
   EXPECT_EQ(LiveReadsOf(*s1, loop->dev(), seq1) + hidden1, kN1);
   EXPECT_EQ(ReadsOf(*s1, loop->name()) + hidden1, kN1);
 
@@ -104,7 +97,7 @@ TEST_F(BpfHostTest, ReattachedLoopDeviceIsANewDisk) {
   ASSERT_TRUE(s2.ok()) << s2.status();
   std::optional<BlockStat> sys2 = ReadBlockStat(loop->name());
   ASSERT_TRUE(sys2.has_value());
-  const uint64_t hidden = hidden_by(*witness);
+  const uint64_t hidden = host_test::HiddenCompletions(**witness, **sampler);
   RecordProperty("hidden", std::to_string(hidden1 + hidden));
 
   // The new disk's reads, exactly, under its own key and the same name
@@ -164,9 +157,7 @@ TEST_F(BpfHostTest, BpfStatsCountRuns) {
   ASSERT_EQ(Fio(loop->path(), "randread", 500).status, 0);
   absl::StatusOr<SamplerSnapshot> snap = (*s)->Read();
   ASSERT_TRUE(snap.ok()) << snap.status();
-  absl::StatusOr<CompletionCounts> traced = (*witness)->Stop();
-  ASSERT_TRUE(traced.ok()) << traced.status();
-  const uint64_t hidden = (*s)->init_context_hidden() ? traced->in_init : 0;
+  const uint64_t hidden = host_test::HiddenCompletions(**witness, **s);
   EXPECT_TRUE(snap->bpf_stats_enabled);
   uint64_t runs = 0, ns = 0;
   for (const ProgramStats& p : snap->programs) {
