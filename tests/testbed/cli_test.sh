@@ -26,6 +26,7 @@ expect() {
 expect 2 "unknown topology 'fc:2'" "$TB" run --topology fc:2 "$tmp/ok.sh"
 expect 2 "N must be 1..4" "$TB" run --topology tcp:5 "$tmp/ok.sh"
 expect 2 "N must be 1..4" "$TB" run --topology pcie:0 "$tmp/ok.sh"
+expect 2 "loop:2 needs kernel 6.12 \\(6.1 ships no nvme-loop module\\)" "$TB" run --kernel 6.1 --topology loop:2 "$tmp/ok.sh"
 expect 2 "unknown kernel '5.10'" "$TB" run --kernel 5.10 "$tmp/ok.sh"
 expect 2 "multipath must be on or off" "$TB" run --multipath maybe "$tmp/ok.sh"
 expect 2 "HOSTPORT:GUESTPORT" "$TB" run --forward 9877 "$tmp/ok.sh"

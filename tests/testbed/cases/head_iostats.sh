@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# --head-iostats against the real kernel (tcp:2, multipath on):
+# --head-iostats against the real kernel (any multipath-on topology; run on loop:2):
 #  - off: the head's queue/iostats is 0 while the eBPF sampler runs; fio's
 #    fixed count of I/Os on the head is every one in pathwise's head series
 #    while the kernel's /sys/block/HEAD/stat does not move (its accounting

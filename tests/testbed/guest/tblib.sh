@@ -4,9 +4,9 @@
 #
 # Paths are addressed by index i = 0..N-1 (the order of --topology).
 # Variables (bash arrays where plural):
-#   TB_KERNEL  6.12|6.1           TB_TOPOLOGY  tcp:2 ...   TB_MULTIPATH on|off
+#   TB_KERNEL  6.12|6.1           TB_TOPOLOGY  tcp:2 pcie:2 loop:2 ...   TB_MULTIPATH on|off
 #   TB_NIC     veth|virtio        (tcp: what joins tbh<i> and tbt<i>)
-#   TB_TARGET  stored|volatile    (tcp: null_blk memory-backed or not)
+#   TB_TARGET  stored|volatile    (tcp, loop: null_blk memory-backed or not)
 #   TB_SUBSYS  nvme-subsys0       TB_NQN       subsystem NQN
 #   TB_HEAD    /dev/nvme0n1 (empty with --multipath off)
 #   TB_NG      /dev/ng0n1   (the head's generic device; empty with multipath off)
@@ -52,6 +52,11 @@ _tb_check_index() {
 _tb_need_tcp() {
   [[ $(tb_kind) == tcp ]] || tb_die "$1 needs a tcp topology (this is $TB_TOPOLOGY)"
 }
+# tcp and loop: the target is nvmet in this guest, one port per path.
+_tb_nvmet() { [[ ${TB_TOPOLOGY%%:*} == tcp || ${TB_TOPOLOGY%%:*} == loop ]]; }
+_tb_need_nvmet() {
+  _tb_nvmet || tb_die "$1 needs a tcp or loop topology (this is $TB_TOPOLOGY)"
+}
 
 # ---------------------------------------------------------------- topology
 # _tb_read VAR FILE: VAR = FILE's first line, with no fork (tb_refresh and
@@ -63,9 +68,9 @@ _tb_read() {
   { IFS= read -r _tb_v || [[ -n $_tb_v ]]; } 2>/dev/null <"$2"
 }
 
-_tb_ctrl_key() { # CTRL: sets _TB_KEY, the identity: traddr (tcp) or PCI address
+_tb_ctrl_key() { # CTRL: sets _TB_KEY, the identity: traddr (tcp, loop) or PCI address
   _tb_read _TB_KEY "/sys/class/nvme/$1/address" || return 1
-  if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+  if _tb_nvmet; then
     _TB_KEY=${_TB_KEY#traddr=}
     _TB_KEY=${_TB_KEY%%,*}
   fi
@@ -74,6 +79,8 @@ _tb_ctrl_key() { # CTRL: sets _TB_KEY, the identity: traddr (tcp) or PCI address
 _tb_index_key() { # I: sets _TB_KEY, path I's controller identity
   if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
     _TB_KEY=10.77.$1.2
+  elif [[ ${TB_TOPOLOGY%%:*} == loop ]]; then
+    _TB_KEY=loop$1
   else
     _TB_KEY=${TB_PCI_ADDRS[$1]}
   fi
@@ -158,6 +165,13 @@ _tb_all_ready() {
 }
 
 _tb_connect() { # index
+  if [[ $(tb_kind) == loop ]]; then
+    # nvme-loop picks the port whose traddr matches; there is no network
+    # to lose, so no reconnect options.
+    nvme connect -t loop -a "loop$1" -n "$TB_NQN" \
+      --hostnqn="$TB_HOSTNQN" --hostid="$TB_HOSTID" >/dev/null
+    return
+  fi
   nvme connect -t tcp -a "10.77.$1.2" -s 4420 -n "$TB_NQN" \
     --hostnqn="$TB_HOSTNQN" --hostid="$TB_HOSTID" \
     --reconnect-delay=1 --ctrl-loss-tmo=600 >/dev/null
@@ -189,16 +203,29 @@ _tb_virtio_pair() { # i
   return 0
 }
 
-_tb_setup_tcp() {
-  local n i port
-  n=$(tb_npaths)
+# _tb_target_subsys: the target's null_blk and the nvmet subsystem with it
+# as namespace 1 (tcp and loop; the ports are the transport's).
+_tb_target_subsys() {
   # memory_backed=1 keeps what is written (pages allocated as blocks are
   # first written); without it null_blk completes writes and keeps nothing,
   # and a read returns whatever the target's buffers held (--target
   # volatile, the old testbed, for showing that a data check fails there).
   modprobe null_blk nr_devices=1 gb=4 bs=4096 irqmode=0 \
     $([[ ${TB_TARGET:-stored} == volatile ]] && echo memory_backed=0 || echo memory_backed=1 discard=1) || return 1
-  modprobe nvmet && modprobe nvmet-tcp && modprobe nvme-tcp || return 1
+  modprobe nvmet || return 1
+  mkdir "$TB_CFS/subsystems/$TB_NQN" || return 1
+  echo 1 >"$TB_CFS/subsystems/$TB_NQN/attr_allow_any_host"
+  echo pathwise-tb >"$TB_CFS/subsystems/$TB_NQN/attr_model" 2>/dev/null
+  mkdir "$TB_CFS/subsystems/$TB_NQN/namespaces/1"
+  echo /dev/nullb0 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/device_path"
+  echo 1 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/enable"
+}
+
+_tb_setup_tcp() {
+  local n i port
+  n=$(tb_npaths)
+  _tb_target_subsys || return 1
+  modprobe nvmet-tcp && modprobe nvme-tcp || return 1
   ip netns add tgt && ip -n tgt link set lo up || return 1
   for ((i = 0; i < n; i++)); do
     if [[ ${TB_NIC:-veth} == virtio ]]; then
@@ -216,12 +243,6 @@ _tb_setup_tcp() {
     ip -n tgt addr add "10.77.$i.2/24" dev "tbt$i"
     ip -n tgt link set "tbt$i" up
   done
-  mkdir "$TB_CFS/subsystems/$TB_NQN" || return 1
-  echo 1 >"$TB_CFS/subsystems/$TB_NQN/attr_allow_any_host"
-  echo pathwise-tb >"$TB_CFS/subsystems/$TB_NQN/attr_model" 2>/dev/null
-  mkdir "$TB_CFS/subsystems/$TB_NQN/namespaces/1"
-  echo /dev/nullb0 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/device_path"
-  echo 1 >"$TB_CFS/subsystems/$TB_NQN/namespaces/1/enable" || return 1
   for ((i = 0; i < n; i++)); do
     port=$TB_CFS/ports/$((i + 1))
     mkdir "$port"
@@ -232,6 +253,28 @@ _tb_setup_tcp() {
     # The listener must be created from inside the target's netns.
     nsenter --net=/run/netns/tgt \
       ln -s "$TB_CFS/subsystems/$TB_NQN" "$port/subsystems/$TB_NQN" || return 1
+  done
+  for ((i = 0; i < n; i++)); do
+    _tb_connect "$i" || return 1
+  done
+}
+
+# loop: nvmet's loop transport, one port per path (traddr loop<i>), each
+# connected as its own controller of the one subsystem. No network and no
+# emulated device under each I/O: the host's and the target's block layers
+# and nvmet, nothing else, so the block layer's own costs are the largest
+# share of an I/O the testbed can show.
+_tb_setup_loop() {
+  local n i port
+  n=$(tb_npaths)
+  _tb_target_subsys || return 1
+  modprobe nvme-loop || return 1
+  for ((i = 0; i < n; i++)); do
+    port=$TB_CFS/ports/$((i + 1))
+    mkdir "$port"
+    echo loop >"$port/addr_trtype"
+    echo "loop$i" >"$port/addr_traddr"
+    ln -s "$TB_CFS/subsystems/$TB_NQN" "$port/subsystems/$TB_NQN" || return 1
   done
   for ((i = 0; i < n; i++)); do
     _tb_connect "$i" || return 1
@@ -257,6 +300,7 @@ tb_setup() {
   case $(tb_kind) in
     tcp) _tb_setup_tcp || return 1 ;;
     pcie) _tb_setup_pcie || return 1 ;;
+    loop) _tb_setup_loop || return 1 ;;
   esac
   set +x
   tb_wait 30 _tb_all_ready || {
@@ -317,6 +361,10 @@ tb_reset() {
         tb_log "path $i: no carrier on tbh$i; target end tbt$i set up"
         ip -n tgt link set "tbt$i" up
       fi
+    done
+  fi
+  if _tb_nvmet; then
+    for ((i = 0; i < n; i++)); do
       f=$TB_CFS/ports/$((i + 1))/ana_groups/1/ana_state
       _tb_read st "$f"
       if [[ $st != optimized ]]; then
@@ -330,7 +378,7 @@ tb_reset() {
   for ((i = 0; i < n; i++)); do
     [[ -z ${TB_CTRLS[i]} ]] || continue
     tb_log "path $i: no controller; connecting it again"
-    if [[ ${TB_TOPOLOGY%%:*} == tcp ]]; then
+    if _tb_nvmet; then
       _tb_connect "$i"
     else
       echo 1 >/sys/bus/pci/rescan
@@ -413,7 +461,7 @@ _tb_ana_log_says() {
 }
 
 tb_path_ana() { # i optimized|non-optimized|inaccessible
-  _tb_need_tcp tb_path_ana && _tb_check_index "$1" || return 1
+  _tb_need_nvmet tb_path_ana && _tb_check_index "$1" || return 1
   case $2 in
     optimized | non-optimized | inaccessible) ;;
     *) tb_die "tb_path_ana: unknown state '$2' (optimized|non-optimized|inaccessible)" || return 1 ;;
@@ -438,7 +486,7 @@ tb_ctrl_disconnect() { # i
   tb_refresh
   local c=${TB_CTRLS[$1]}
   [[ -n $c ]] || tb_die "tb_ctrl_disconnect: path $1 has no controller" || return 1
-  if [[ $(tb_kind) == tcp ]]; then
+  if _tb_nvmet; then
     nvme disconnect -d "$c" >/dev/null || return 1
   else
     echo 1 >"/sys/class/nvme/$c/device/remove" || return 1
@@ -450,7 +498,7 @@ tb_ctrl_disconnect() { # i
 
 tb_ctrl_reconnect() { # i
   _tb_check_index "$1" || return 1
-  if [[ $(tb_kind) == tcp ]]; then
+  if _tb_nvmet; then
     _tb_connect "$1" || return 1
   else
     echo 1 >/sys/bus/pci/rescan || return 1
