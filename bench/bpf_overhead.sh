@@ -197,6 +197,18 @@ pw_ns_per_io() {  # FILE... -> "ns_per_io total_ns completions" (summed over the
     }
     END { printf "%.1f %d %d\n", (done ? ns / done : 0), ns, done }' "$@"
 }
+# per_prog FILES...: "issue_ns done_ns" per run of the issue and the
+# completion program (tracepoints block_rq_issue, block_rq_complete), over
+# all FILES: where a configuration's cost sits, each against its own empty
+# program's.
+per_prog() {
+  awk '/^prog /{ for (i = 1; i <= NF; i++) {
+        if ($i ~ /^run_time_ns=/) { split($i, a, "="); n = a[2] }
+        if ($i ~ /^run_cnt=/) { split($i, b, "="); c = b[2] } }
+      if ($3 ~ /block_rq_issue/) { in_ns += n; in_c += c }
+      if ($3 ~ /block_rq_complete/) { dn_ns += n; dn_c += c } }
+    END { printf "%.1f %.1f\n", in_c ? in_ns / in_c : 0, dn_c ? dn_ns / dn_c : 0 }' "$@"
+}
 # Floor: what bpf_stats accounting costs for an empty issue + complete pair.
 floor_of() { awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$1"; }
 
@@ -319,6 +331,13 @@ mkdir -p "$(dirname "$OUT")"
   own_vs_bio_med=$(median <"$work/own_vs_bio"); own_vs_kernel_med=$(median <"$work/own_vs_kernel")
   echo "own stamp/biolatency: net $own_vs_bio_net   (goal <= 0.3: $(verdict "$own_vs_bio_net" 0.3 '<=')); median of per-round ratios $own_vs_bio_med, rounds: $(tr '\n' ' ' <"$work/own_vs_bio")"
   echo "own stamp/kernel start time: net $own_vs_kernel_net   (goal <= 1.5: $(verdict "$own_vs_kernel_net" 1.5 '<=')); median of per-round ratios $own_vs_kernel_med, rounds: $(tr '\n' ' ' <"$work/own_vs_kernel")"
+  read -r nop_in nop_dn < <(per_prog "$work"/nop.[0-9]*.out)
+  read -r pw_in pw_dn < <(per_prog "$work"/pw_stats.[0-9]*.out)
+  read -r own_in own_dn < <(per_prog "$work"/pw_own.[0-9]*.out)
+  d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
+  echo "per program, ns per run over all rounds (net: less the empty program on the same tracepoint):"
+  echo "  block_rq_issue:    empty $nop_in  kernel-stamped $pw_in (net $(d "$pw_in" "$nop_in"))  own stamp $own_in (net $(d "$own_in" "$nop_in"))"
+  echo "  block_rq_complete: empty $nop_dn  kernel-stamped $pw_dn (net $(d "$pw_dn" "$nop_dn"))  own stamp $own_dn (net $(d "$own_dn" "$nop_dn"))"
   echo "pathwise --queues (per hardware queue): raw $pwq_nsio  net $pwq_net ns/IO   ($pwq_ns ns over $pwq_done I/Os; IOPS under stats $pwq_stats_iops)"
   echo "pathwise --queues ns/IO: raw $pwq_nsio  net $pwq_net   (goal <= 100: raw $(verdict "$pwq_nsio" 100 '<='), net $(verdict "$pwq_net" 100 '<=')); --queues/default raw $pwq_vs_pw; /biolatency raw $pwq_vs_bio (goal <= 0.5: $(verdict "$pwq_vs_bio" 0.5 '<='))"
   echo
