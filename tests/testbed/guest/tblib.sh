@@ -165,7 +165,7 @@ _tb_all_ready() {
 }
 
 _tb_connect() { # index
-  if [[ $(tb_kind) == loop ]]; then
+  if [[ ${TB_TOPOLOGY%%:*} == loop ]]; then
     # nvme-loop picks the port whose traddr matches; there is no network
     # to lose, so no reconnect options.
     nvme connect -t loop -a "loop$1" -n "$TB_NQN" \
