@@ -3,7 +3,7 @@
 # head:
 #
 # Toggled windows ($TB_OUT/windows.txt, "PHASE WINDOW STATE IOS SECONDS"):
-# one fio run of TOGGLE_S seconds while the head's queue/iostats flips
+# for TOGGLE_S seconds of one fio run, the head's queue/iostats flips
 # every WINDOW_S seconds (on, off, on, ...); a window's I/Os are those the
 # path disks (whose own accounting stays on) completed in it. Neighbouring
 # windows share whatever the emulated machine drifts by, so an off window
@@ -64,7 +64,7 @@ run() { # ROUND CONFIG
 }
 
 # path_ios: reads + writes completed on every path disk (their accounting
-# is on throughout), with no fork.
+# is on throughout), read with builtins only.
 path_ios() {
   local p f total=0
   for p in "${TB_PATHS[@]}"; do
