@@ -210,7 +210,7 @@ per_prog() {
     END { printf "%.1f %.1f\n", in_c ? in_ns / in_c : 0, dn_c ? dn_ns / dn_c : 0 }' "$@"
 }
 # Floor: what bpf_stats accounting costs for an empty issue + complete pair.
-floor_of() { awk '/^prog /{for(i=1;i<=NF;i++){if($i~/^run_time_ns=/){split($i,a,"=");n=a[2]} if($i~/^run_cnt=/){split($i,b,"=");c=b[2]}} if(c) f+=n/c} END{printf "%.1f", f}' "$1"; }
+floor_of() { per_prog "$1" | awk '{ printf "%.1f", $1 + $2 }'; }
 
 # ns per I/O with kernel.bpf_stats_enabled=1, STATS_ROUNDS interleaved
 # rounds of every configuration: on a loaded host one 5 s run per
