@@ -46,7 +46,7 @@ const volatile __u32 hctx_slots = 1;
  * rq->io_start_time_ns: a set-associative array (struct pw_start_set,
  * PW_START_WAYS ways per set) instead of a hash keyed by request address,
  * so that a stamp costs an inlined array lookup and a few loads from one
- * cache line. The set is given by the request's tag within its hardware
+ * 64-byte set. The set is given by the request's tag within its hardware
  * context; the way by the request's id (disk, context, tag), which every
  * way stores bound to its stamp, so a completion only ever takes its own
  * request's stamp. start_set_mask is

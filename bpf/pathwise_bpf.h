@@ -141,7 +141,11 @@ struct pw_io_owner {
  * rq->io_start_time_ns): a set-associative array. A request's set is
  * chosen by its tag within its hardware context (see pw_start_set_of in
  * pathwise_block_body.bpf.h); each of the set's ways holds one request's
- * stamp, ns 0 = free. A set is one 64-byte line.
+ * stamp, ns 0 = free. A set is 64 bytes, a line's worth; it is one line
+ * only where the array's values start line-aligned (on 6.18 they start
+ * 312 bytes into struct bpf_array, so a set spans two lines; page-aligning
+ * them with BPF_F_MMAPABLE measured no different:
+ * bench/results/bpf_own_stamp_ab.txt).
  *
  * A request is named by its id, (dev_t << 32 | hardware context << 16 |
  * tag): while it is in flight no other request has its tag in that
