@@ -16,15 +16,18 @@ namespace pathwise::lab {
 
 // Every policy on every scenario (each with its own seed), on up to `jobs`
 // threads that take (scenario, policy) pairs in turn; the result does not
-// depend on `jobs`.
+// depend on `jobs`. With `by_phase`, each scenario with scripted events
+// (2 to kMaxPhaseTables phases) also gets every policy's result per phase.
 std::vector<ScenarioOutcome> RunFamily(
     const std::vector<Scenario>& scenarios,
-    const std::vector<policy::Policy>& policies, int jobs);
+    const std::vector<policy::Policy>& policies, int jobs,
+    bool by_phase = false);
 
 // The league table: one row per policy, then each policy's losses by more
 // than 3 % (the worst `max_losses` of them, and how many more), then the
 // selector's goals checked on this family (when `pathwise` ran), one line
-// each with "met" or "MISSED". `title` heads it.
+// each with "met" or "MISSED", and the tail rule read per phase where the
+// family has phases. `title` heads it.
 std::string FormatLeague(const std::string& title,
                          const std::vector<ScenarioOutcome>& family,
                          const std::vector<LeagueEntry>& league,

@@ -96,7 +96,7 @@ int RunLeague(const LabOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<Scenario> scenarios;
   for (int i = 0; i < o.league; ++i) scenarios.push_back(DrawScenario(seed, i));
   const std::vector<ScenarioOutcome> family =
-      RunFamily(scenarios, o.policies, o.jobs);
+      RunFamily(scenarios, o.policies, o.jobs, /*by_phase=*/true);
   const std::vector<LeagueEntry> league = League(family);
   const std::string title = absl::StrCat("pathwise lab league: ", o.league,
                                          " scenarios of the family "

@@ -5,6 +5,9 @@
 //
 // Per scenario, a policy's throughput is its MiB/s, reads and writes
 // together; its tail is the p99 (p999) of the op that completed more I/Os.
+// A scenario with scripted events may also hold each policy's result per
+// phase (the spans between events, lab/timeline.h), for the selector's
+// tail rule read per phase.
 // Its throughput ratio is against the best policy of the scenario (itself
 // included, so the best scores 1); against the best *other* policy
 // (`vs_best_other`) the best may score above 1: the selector's goals are
@@ -26,6 +29,11 @@ namespace pathwise::lab {
 struct ScenarioOutcome {
   std::string name;
   std::vector<PolicyResult> results;
+  // Per phase, when recorded (RunFamily's by_phase, and more than one
+  // phase): its label ("p0 down") and every policy's result of the I/Os
+  // that completed in it, in the order of `results`.
+  std::vector<std::string> phase_labels;
+  std::vector<std::vector<PolicyResult>> phases;
 };
 
 struct Loss {
@@ -61,11 +69,32 @@ std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family);
 // policy's throughput in at least 95 % of the scenarios and never below
 // 0.90x; its p99 at most 1.1x the lowest p99 wherever its throughput is
 // within 3 % of the best other's.
+//
+// Beside the goal, the same tail rule read per phase: a whole run's p99
+// mixes its phases, so a policy that serves more I/Os in a bad phase (a
+// lossy path's I/Os moved to a slower one) has more of the run's slow I/Os
+// than one that served few there, even where each of its phases' tails is
+// the lowest. Per phase, a contest counts where pathwise's throughput in
+// it is within 3 % of the best other policy's and its main op completed
+// kPhaseTailIos I/Os (a p99 of fewer is their slowest), against the lowest
+// p99 of the policies that completed as many.
+inline constexpr uint64_t kPhaseTailIos = 100;
 struct SelectorGoals {
   double share_within_3pct = 0;      // goal >= 0.95
   double worst = 0;                  // goal >= 0.90
   double worst_p99_where_close = 0;  // goal <= 1.1
   std::string worst_scenario, worst_p99_scenario;
+  // Scenarios where the tail rule applied, where it was missed, and where
+  // against only the policies that served at least 0.97x pathwise's
+  // throughput (a policy that served less had less queued to complete).
+  int p99_judged = 0, p99_missed = 0, p99_missed_comparable = 0;
+  // The rule per phase: phases judged and missed, the worst ratio and
+  // where ("scenario: phase label"); and missed against only the policies
+  // that served at least 0.97x pathwise's throughput in the phase.
+  int phase_p99_judged = 0, phase_p99_missed = 0;
+  int phase_p99_missed_comparable = 0;
+  double worst_phase_p99 = 0;
+  std::string worst_phase_p99_where;
   bool met() const {
     return share_within_3pct >= 0.95 && worst >= 0.90 &&
            worst_p99_where_close <= 1.1;

@@ -118,6 +118,49 @@ TEST(League, SelectorGoals) {
             0);
 }
 
+// The tail rule's counts, against all policies and against only those at
+// >= 0.97x pathwise's throughput, for the whole run and per phase.
+TEST(League, TailRuleCountsPerRunAndPerPhase) {
+  // Whole run: pathwise 100 (p99 10) against round-robin 100 (p99 10) and
+  // hst 50 (p99 2): 5x the lowest, 1x the lowest of the comparable.
+  ScenarioOutcome s = Outcome("s", 100, 100, 50, 10, 10, 2);
+  s.phase_labels = {"start", "p0 down", "p0 up"};
+  // Phase 0: all alike. Phase 1: round-robin serves 0.9x pathwise's
+  // throughput with a p99 of 1, pathwise 4: 4x, and no comparable policy
+  // but itself. Phase 2: pathwise completed 99 I/Os: not judged.
+  s.phases = {{Result(policy::Policy::kRoundRobin, 100, 1),
+               Result(policy::Policy::kPathwise, 100, 1),
+               Result(policy::Policy::kHst, 50, 1)},
+              {Result(policy::Policy::kRoundRobin, 90, 1),
+               Result(policy::Policy::kPathwise, 100, 4),
+               Result(policy::Policy::kHst, 50, 4)},
+              {Result(policy::Policy::kRoundRobin, 100, 1),
+               Result(policy::Policy::kPathwise, 100, 50),
+               Result(policy::Policy::kHst, 50, 1)}};
+  s.phases[2][1].ops[0].ios = kPhaseTailIos - 1;
+  const SelectorGoals g = CheckSelectorGoals({s});
+  EXPECT_EQ(g.p99_judged, 1);
+  EXPECT_EQ(g.p99_missed, 1);
+  EXPECT_EQ(g.p99_missed_comparable, 0);
+  EXPECT_DOUBLE_EQ(g.worst_p99_where_close, 5);
+  EXPECT_EQ(g.phase_p99_judged, 2);
+  EXPECT_EQ(g.phase_p99_missed, 1);
+  EXPECT_EQ(g.phase_p99_missed_comparable, 0);
+  EXPECT_DOUBLE_EQ(g.worst_phase_p99, 4);
+  EXPECT_EQ(g.worst_phase_p99_where, "s: p0 down");
+  const std::string t = FormatLeague("T", {s}, League({s}), 1);
+  EXPECT_THAT(t, ::testing::HasSubstr(
+                     "over 1.1x in 1 of 1 scenarios; against only the "
+                     "policies at >= 0.97x its throughput: 0"));
+  EXPECT_THAT(t, ::testing::HasSubstr("over 1.1x in 1 of 2 phases, worst 4.00"
+                                      "\n    (s: p0 down)"));
+  // Without phases the per-phase line is left out.
+  const std::vector<ScenarioOutcome> whole = {
+      Outcome("s", 100, 100, 50, 10, 10, 2)};
+  EXPECT_THAT(FormatLeague("T", whole, League(whole), 1),
+              ::testing::Not(::testing::HasSubstr("per phase")));
+}
+
 TEST(League, TableListsEveryPolicyTheLossesAndTheGoals) {
   const std::vector<ScenarioOutcome> family = {
       Outcome("a", 100, 96, 50, 10, 5, 20),
