@@ -30,8 +30,12 @@ mkdir -p $work/t; mount -t tmpfs -o size=600M tmpfs $work/t
 fallocate -l 512M $work/t/b.img
 loop=$(losetup --find --show --direct-io=on $work/t/b.img)
 dd if=/dev/zero of=$loop bs=1M count=512 oflag=direct status=none
-wq_was=$(cat $wq)
-cleanup() { losetup -d $loop; umount $work/t; sysctl -q kernel.bpf_stats_enabled=0; echo "$wq_was" >$wq; }
+wq_was=""
+[[ -z $wq_mask ]] || wq_was=$(cat $wq)
+cleanup() {
+  losetup -d $loop; umount $work/t; sysctl -q kernel.bpf_stats_enabled=0
+  [[ -z $wq_was ]] || echo "$wq_was" >$wq
+}
 trap cleanup EXIT
 [[ -z $wq_mask ]] || echo $wq_mask >$wq
 sysctl -q kernel.bpf_stats_enabled=1

@@ -5,17 +5,17 @@
 //
 // Per scenario, a policy's throughput is its MiB/s, reads and writes
 // together; its tail is the p99 (p999) of the op that completed more I/Os.
-// A scenario with scripted events may also hold each policy's result per
-// phase (the spans between events, lab/timeline.h), for the selector's
-// tail rule read per phase.
 // Its throughput ratio is against the best policy of the scenario (itself
 // included, so the best scores 1); against the best *other* policy
 // (`vs_best_other`) the best may score above 1: the selector's goals are
 // stated that way. Tail ratios are against the lowest tail of the
-// scenario (1 is the best, higher is worse).
+// scenario (1 is the best, higher is worse). A scenario with scripted
+// events may also hold each policy's result per phase (the spans between
+// events, lab/timeline.h), for the selector's tail rule read per phase.
 #ifndef PATHWISE_LAB_LEAGUE_H_
 #define PATHWISE_LAB_LEAGUE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
