@@ -10,34 +10,23 @@
 # tracepoint's ns per run: "issue N complete N".
 # Usage: bench/bpf_cost_ab.sh TOOL_A TOOL_B   (root; env ROUNDS, RUNTIME;
 #   ARGS_A, ARGS_B: extra tool flags, e.g. --force_own_start;
-#   PLACEMENT=same|cross: fio on CPU 0 and the unbound workqueues, where
-#   the loop device completes, on CPU 0 (same) or CPU 1 (cross); the
-#   workqueue mask is restored on exit. Unset: the scheduler's choice.)
+#   PLACEMENT=same|cross: where fio and the loop device's worker run,
+#   bench/placement.sh; the workqueue mask is restored on exit.)
 set -euo pipefail
 A=$1 B=$2 ROUNDS=${ROUNDS:-6} RUNTIME=${RUNTIME:-5}
-ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-} PLACEMENT=${PLACEMENT:-}
-wq=/sys/devices/virtual/workqueue/cpumask
-fio_cpu=() wq_mask=""
-case $PLACEMENT in
-  "") ;;
-  same) fio_cpu=(--cpus_allowed=0) wq_mask=1 ;;
-  cross) fio_cpu=(--cpus_allowed=0) wq_mask=2 ;;
-  *) echo "PLACEMENT must be same or cross" >&2; exit 2 ;;
-esac
-if [[ -n $wq_mask ]] && (($(nproc) < 2)); then echo "PLACEMENT needs 2 CPUs" >&2; exit 2; fi
+ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-}
+. "$(dirname "$0")/placement.sh"
 work=$(mktemp -d /tmp/seq-ab.XXXXXX)
 mkdir -p $work/t; mount -t tmpfs -o size=600M tmpfs $work/t
 fallocate -l 512M $work/t/b.img
 loop=$(losetup --find --show --direct-io=on $work/t/b.img)
 dd if=/dev/zero of=$loop bs=1M count=512 oflag=direct status=none
-wq_was=""
-[[ -z $wq_mask ]] || wq_was=$(cat $wq)
 cleanup() {
   losetup -d $loop; umount $work/t; sysctl -q kernel.bpf_stats_enabled=0
-  [[ -z $wq_was ]] || echo "$wq_was" >$wq
+  placement_restore
 }
 trap cleanup EXIT
-[[ -z $wq_mask ]] || echo $wq_mask >$wq
+placement_apply
 sysctl -q kernel.bpf_stats_enabled=1
 fio_iops() { fio --name=b --filename=$loop --rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME --ramp_time=1 --randrepeat=0 "${fio_cpu[@]}" --output-format=json | jq '.jobs[0].read.iops'; }
 run() { # tool args -> "ns_per_io iops issue ns complete ns"

@@ -23,10 +23,11 @@
 #        step 2), OUT, FILE_MB (512),
 #        AGENT (1; 0 leaves out the whole-agent rounds, e.g. while the
 #        pathwise binary is not built: the results file says so),
-#        PLACEMENT (unset: the scheduler places fio and the loop device's
-#        worker; same: both on CPU 0, as NVMe completes on the submitting
-#        CPU's queue; cross: fio on CPU 0, the worker on CPU 1. The worker
-#        is the unbound workqueues' cpumask, restored on exit.)
+#        PLACEMENT (bench/placement.sh; unset: the scheduler places fio
+#        and the loop device's worker; same: both on CPU 0, as NVMe
+#        completes on the submitting CPU's queue; cross: fio on CPU 0, the
+#        worker on CPU 1. The worker is the unbound workqueues' cpumask,
+#        restored on exit.)
 #
 # IOPS on a small VM vary by several % from run to run; the ratio is the
 # median over rounds of (config IOPS / the same round's no-sampling IOPS).
@@ -44,15 +45,8 @@ STATS_ROUNDS=${STATS_ROUNDS:-5}
 FILE_MB=${FILE_MB:-512}
 OUT=${OUT:-$here/results/bpf_overhead.txt}
 BIOLATENCY=/usr/sbin/biolatency
-PLACEMENT=${PLACEMENT:-}
-wq_cpumask=/sys/devices/virtual/workqueue/cpumask
-fio_cpu=() wq_mask=""
-case $PLACEMENT in
-  "") ;;
-  same) fio_cpu=(--cpus_allowed=0) wq_mask=1 ;;
-  cross) fio_cpu=(--cpus_allowed=0) wq_mask=2 ;;
-  *) echo "bpf_overhead: PLACEMENT must be same or cross" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/placement.sh
+. "$here/placement.sh"
 
 die() { echo "bpf_overhead: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root"
@@ -63,10 +57,6 @@ AGENT=${AGENT:-1}
 for c in fio losetup jq bpftool curl; do
   command -v "$c" >/dev/null || die "$c missing"
 done
-if [[ -n $wq_mask ]]; then
-  (($(nproc) >= 2)) || die "PLACEMENT needs 2 CPUs"
-  [[ -w $wq_cpumask ]] || die "$wq_cpumask not writable"
-fi
 
 work=$(mktemp -d /tmp/pathwise-bench.XXXXXX)
 loop=""
@@ -81,15 +71,12 @@ cleanup() {
   umount "$work/tmpfs" 2>/dev/null || true
   rm -rf "$work"
   sysctl -q kernel.bpf_stats_enabled="${stats_before:-0}" >/dev/null 2>&1 || true
-  [[ -z ${wq_before:-} ]] || echo "$wq_before" >"$wq_cpumask"
+  placement_restore
 }
 trap cleanup EXIT
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=0
-if [[ -n $wq_mask ]]; then
-  wq_before=$(cat "$wq_cpumask")
-  echo "$wq_mask" >"$wq_cpumask"
-fi
+placement_apply
 
 mkdir -p "$work/tmpfs"
 mount -t tmpfs -o size=$((FILE_MB + 64))M tmpfs "$work/tmpfs"
@@ -327,11 +314,7 @@ mkdir -p "$(dirname "$OUT")"
   echo "pathwise:    $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), block programs via $mode"
   echo "biolatency:  $BIOLATENCY (Debian libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null || echo '?'))"
   echo "workload:    fio randread 4k QD32 io_uring, ${RUNTIME}s x ${ROUNDS} rounds per config, loop device on tmpfs (dio=$dio), ${FILE_MB} MiB"
-  if [[ -z $PLACEMENT ]]; then
-    echo "placement:   by the scheduler"
-  else
-    echo "placement:   $PLACEMENT (fio on CPU 0, the loop worker on CPU $((wq_mask - 1)))"
-  fi
+  echo "placement:   $(placement_text)"
   echo "host load:   uptime at start: $load_start; at the end: $(uptime | sed 's/.*load average/load average/')"
   echo
   echo "## IOPS (kernel.bpf_stats_enabled=0), interleaved rounds"
