@@ -167,6 +167,28 @@ std::string FormatLeagueJson(const std::string& title,
         {"losses", losses},
     });
   }
+  if (std::any_of(league.begin(), league.end(), [](const LeagueEntry& e) {
+        return e.policy == policy::Policy::kPathwise;
+      })) {
+    const SelectorGoals g = CheckSelectorGoals(family);
+    j["selector_goals"] = {
+        {"share_within_3pct", g.share_within_3pct},
+        {"worst", g.worst},
+        {"worst_scenario", g.worst_scenario},
+        {"worst_p99_where_close", g.worst_p99_where_close},
+        {"worst_p99_scenario", g.worst_p99_scenario},
+        {"met", g.met()},
+        {"p99_judged", g.p99_judged},
+        {"p99_missed", g.p99_missed},
+        {"p99_missed_comparable", g.p99_missed_comparable},
+        {"per_phase",
+         {{"judged", g.phase_p99_judged},
+          {"missed", g.phase_p99_missed},
+          {"missed_comparable", g.phase_p99_missed_comparable},
+          {"worst", g.worst_phase_p99},
+          {"worst_where", g.worst_phase_p99_where}}},
+    };
+  }
   for (const ScenarioOutcome& s : family) {
     nlohmann::json runs = nlohmann::json::array();
     for (const PolicyResult& r : s.results) {

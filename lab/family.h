@@ -37,7 +37,9 @@ std::string FormatLeague(const std::string& title,
 // and p999 of the op that completed more I/Os (CSV with a header line).
 std::string FormatFamilyCsv(const std::vector<ScenarioOutcome>& family);
 
-// The league and every outcome as one JSON document.
+// The league, the selector's goals (when `pathwise` ran, with the tail
+// rule's counts and its per-phase reading) and every outcome as one JSON
+// document.
 std::string FormatLeagueJson(const std::string& title,
                              const std::vector<ScenarioOutcome>& family,
                              const std::vector<LeagueEntry>& league);

@@ -18,6 +18,7 @@
 #include "lab/generate.h"
 #include "lab/lab_cli.h"
 #include "lab/league_plot.h"
+#include "nlohmann/json.hpp"
 
 namespace pathwise::lab {
 namespace {
@@ -154,6 +155,17 @@ TEST(League, TailRuleCountsPerRunAndPerPhase) {
                      "policies at >= 0.97x its throughput: 0"));
   EXPECT_THAT(t, ::testing::HasSubstr("over 1.1x in 1 of 2 phases, worst 4.00"
                                       "\n    (s: p0 down)"));
+  // The JSON document carries the same counts.
+  const nlohmann::json j =
+      nlohmann::json::parse(FormatLeagueJson("T", {s}, League({s})));
+  const nlohmann::json& goals = j.at("selector_goals");
+  EXPECT_EQ(goals.at("p99_missed"), 1);
+  EXPECT_EQ(goals.at("p99_missed_comparable"), 0);
+  EXPECT_EQ(goals.at("met"), false);
+  EXPECT_EQ(goals.at("per_phase").at("judged"), 2);
+  EXPECT_EQ(goals.at("per_phase").at("missed"), 1);
+  EXPECT_EQ(goals.at("per_phase").at("worst_where"), "s: p0 down");
+  EXPECT_EQ(j.at("outcomes").size(), 1u);
   // Without phases the per-phase line is left out.
   const std::vector<ScenarioOutcome> whole = {
       Outcome("s", 100, 100, 50, 10, 10, 2)};
