@@ -15,6 +15,7 @@
 set -euo pipefail
 A=$1 B=$2 ROUNDS=${ROUNDS:-6} RUNTIME=${RUNTIME:-5}
 ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-}
+# shellcheck source=bench/placement.sh
 . "$(dirname "$0")/placement.sh"
 work=$(mktemp -d /tmp/seq-ab.XXXXXX)
 mkdir -p $work/t; mount -t tmpfs -o size=600M tmpfs $work/t

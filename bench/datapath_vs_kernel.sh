@@ -24,8 +24,12 @@
 #       [--base-delay MS] [--cb-rates R0,R1] [--rounds N]
 #       [--datapath-args "--queues 1 --depth 64"] [--perf] [--pathwise BIN]
 #       [--out FILE] [--label TEXT] [--work DIR] [--variant "NAME|BIN|ARGS"]...
-#       [--variant-scenarios "symmetric delay30"]
+#       [--variant-scenarios "symmetric delay30"] [--read-pct PCT]
 #
+# --read-pct PCT: random reads and writes, PCT % of them reads (default
+# 100: random reads only); rows count both. With writes, cb-asym's paths
+# are direction-bound: netem limits each path's read data, not its writes.
+# The lab's prediction columns are left out (its scenarios read only).
 # --variant: another datapath build or flags, run in the datapath's boot on
 # the --variant-scenarios (default symmetric and delay30; the table shows
 # those also in --scenarios) under round-robin and pathwise (rows
@@ -53,7 +57,7 @@ runtime=15 numjobs=2 iodepth=2 work=""
 # I/O). At 4 outstanding the paths then allow ~4 / 5.7 ms = ~700 IOPS,
 # a quarter of the 2.3-3.2k IOPS the guest's CPU sustains: the paths set
 # the pace, not the CPU.
-base_delay=5 cb_rates=8,24 rounds=1 vs_set=0
+base_delay=5 cb_rates=8,24 rounds=1 vs_set=0 read_pct=100
 scenarios="symmetric delay30 lossy down"
 sides="kernel datapath"
 dp_args="--queues 1 --depth 64"
@@ -74,6 +78,7 @@ while (($#)); do
     --base-delay) base_delay=$2 ;;
     --cb-rates) cb_rates=$2 ;;
     --rounds) rounds=$2 ;;
+    --read-pct) read_pct=$2 ;;
     --scenarios) scenarios=$2 ;;
     --sides) sides=$2 ;;
     --datapath-args) dp_args=$2 ;;
@@ -90,6 +95,7 @@ while (($#)); do
 done
 
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds '$rounds': want a count >= 1"
+[[ $read_pct =~ ^[0-9]+$ ]] && ((read_pct <= 100)) || die "--read-pct '$read_pct': want 0-100"
 [[ $cb_rates =~ ^[0-9]+(\.[0-9]+)?,[0-9]+(\.[0-9]+)?$ ]] ||
   die "--cb-rates '$cb_rates': want R0,R1 in Mbit/s (e.g. 8,24)"
 if ((rounds > 1)); then
@@ -135,7 +141,8 @@ boot() {
     flock /tmp/pathwise-testbed.lock "$testbed" run --kernel 6.12 --topology tcp:2 \
       --multipath "$mp" --timeout 1800 --quiet --out "$dir" \
       "$case_script" "$side" "$(IFS=,; echo "${todo[*]}")" "$runtime" "$numjobs" "$iodepth" \
-      "$bin" "$perf" "$variants" "$base_delay" "${variant_scenarios// /,}" "$cb_rates" "$rounds" $dp_args || rc=$?
+      "$bin" "$perf" "$variants" "$base_delay" "${variant_scenarios// /,}" "$cb_rates" "$rounds" \
+      "$read_pct" $dp_args || rc=$?
     if ((rc != 0)); then
       tail -20 "$dir/testbed-console.log" >&2 2>/dev/null
       die "$side: testbed run exited $rc (logs in $dir)"
@@ -230,7 +237,7 @@ lab_csv() { # scenario [datapath] -> csv of pathwise lab
   } >"$f"
   "$bin" lab --scenario "$f" --policies numa,round-robin,queue-depth,pathwise --format csv
 }
-if [[ -x $bin ]]; then
+if [[ -x $bin ]] && ((read_pct == 100)); then
   for sc in $scenarios; do
     lab_csv "$sc" >"$work/lab-$sc.csv" || die "pathwise lab failed on $work/lab-$sc.scn"
     lab_csv "$sc" datapath >"$work/lab-$sc-datapath.csv" ||
@@ -248,7 +255,7 @@ lab_mib() { # csv-name policy -> MiB/s or "-"
   [[ -n $label ]] && echo "# run: $label"
   echo "# pathwise: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- datapath nvme policy || echo ' (+ uncommitted changes)'), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# guest: $(grep -h 'datapath_vs_kernel: ' "$work"/*/testbed-console.log 2>/dev/null | grep -o '[0-9.]*+deb12-amd64' | head -1) (testbed, QEMU TCG ${TB_TCG_THREAD:-single}-threaded, 2 vCPUs${TB_KERNEL_ARGS:+, guest kernel args: $TB_KERNEL_ARGS}, tcp:2 over veth to nvmet null_blk)"
-  echo "# fio: --rw=randread --bs=4k --numjobs=$numjobs --iodepth=$iodepth (${numjobs}x${iodepth} = $((numjobs * iodepth)) outstanding) --ioengine=io_uring --direct=1 --runtime=${runtime}s, one run per policy"
+  echo "# fio: $( ((read_pct == 100)) && echo --rw=randread || echo "--rw=randrw --rwmixread=$read_pct (rows: reads and writes)") --bs=4k --numjobs=$numjobs --iodepth=$iodepth (${numjobs}x${iodepth} = $((numjobs * iodepth)) outstanding) --ioengine=io_uring --direct=1 --runtime=${runtime}s, one run per policy"
   echo "# datapath: pathwise datapath --namespace auto --policy P $dp_args"
   [[ -n $variants ]] && echo "# variants (rows POLICY/NAME, same boot as the datapath's, on $variant_scenarios): $variants"
   echo "# lab: two paths, each a ${calib:-?} us round trip (the kernel's round-robin mean on symmetric paths), same workload and fault schedule"

@@ -11,7 +11,10 @@
 # netem's rate counts them) and fio's JSON per policy.
 #
 # Args: SIDE SCENARIOS RUNTIME NUMJOBS IODEPTH PATHWISE PERF VARIANTS
-#       BASE_DELAY_MS VARIANT_SCENARIOS CB_RATES ROUNDS [DATAPATH_ARGS...]
+#       BASE_DELAY_MS VARIANT_SCENARIOS CB_RATES ROUNDS READ_PCT
+#       [DATAPATH_ARGS...]
+#   READ_PCT: 100, random reads; below, random reads and writes with that
+#     share of reads (fio --rwmixread); a row then counts both.
 #   SIDE: kernel (needs --multipath on) | datapath (--multipath off)
 #   SCENARIOS: comma-separated: symmetric, delay30, lossy, down, and the
 #     latency-bound pair lb-symmetric (netem BASE_DELAY_MS on both paths)
@@ -32,8 +35,8 @@
 # sampled over each run into $TB_OUT/metrics-SCENARIO-LABEL.txt.
 set -u
 side=$1 scenarios=$2 runtime=$3 numjobs=$4 iodepth=$5 bin=$6 perf=$7 variant_list=$8
-base_delay=$9 variant_scenarios=${10} cb_rates=${11} rounds=${12}
-shift 12
+base_delay=$9 variant_scenarios=${10} cb_rates=${11} rounds=${12} read_pct=${13}
+shift 13
 dp_args=("$@")
 rows=$TB_OUT/rows.txt
 : >"$rows"
@@ -131,8 +134,10 @@ run_fio() {
   [[ -n $spid ]] && read -r su0 ss0 < <(proc_ticks "$spid")
   faults &
   fpid=$!
+  local rw=(--rw=randread)
+  ((read_pct < 100)) && rw=(--rw=randrw --rwmixread="$read_pct")
   fio --name=bench --filename="$dev" --eta=never --direct=1 --ioengine=io_uring \
-    --rw=randread --bs=4k --numjobs="$numjobs" --iodepth="$iodepth" --group_reporting \
+    "${rw[@]}" --bs=4k --numjobs="$numjobs" --iodepth="$iodepth" --group_reporting \
     --time_based --runtime="$runtime" --norandommap --randrepeat=0 \
     --output-format=json --output="$json"
   local rc=$?
@@ -143,7 +148,12 @@ run_fio() {
   settle
   ((rc == 0)) || die "fio failed ($rc) on $dev under $policy"
   local line
-  line=$(jq -r '.jobs[0] | "\(.error) \(.read.iops) \(.read.bw) \(.read.clat_ns.mean) \(.read.clat_ns.percentile["99.000000"]) \(.read.total_ios)"' "$json") ||
+  # Reads and writes together: IOPS and bandwidth summed, the mean
+  # latency weighted by I/Os, the p99 the larger op's (reads only: the
+  # reads').
+  line=$(jq -r '.jobs[0] | .read as $r | .write as $w | ($r.total_ios + $w.total_ios) as $n
+    | (if $w.total_ios > $r.total_ios then $w else $r end) as $m
+    | "\(.error) \($r.iops + $w.iops) \($r.bw + $w.bw) \(if $n > 0 then ($r.clat_ns.mean * $r.total_ios + $w.clat_ns.mean * $w.total_ios) / $n else 0 end) \($m.clat_ns.percentile["99.000000"] // 0) \($n)"' "$json") ||
     die "no fio numbers for $policy"
   local err iops bw mean p99 ios
   read -r err iops bw mean p99 ios <<<"$line"
@@ -160,7 +170,7 @@ run_fio() {
 }
 
 scenario=
-echo "datapath_vs_kernel: $side $scenarios, fio randread 4k ${numjobs}x${iodepth}, ${runtime}s per policy, $(uname -r)"
+echo "datapath_vs_kernel: $side $scenarios, fio $( ((read_pct == 100)) && echo randread || echo "randrw ${read_pct}% reads") 4k ${numjobs}x${iodepth}, ${runtime}s per policy, $(uname -r)"
 if [[ $side == kernel ]]; then
   # Round 1 every policy, the later rounds the two compared against.
   for ((r = 1; r <= rounds; r++)); do

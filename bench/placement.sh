@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2034  # fio_cpu is the sourcing script's
 # Sourced by the BPF cost benches (bpf_overhead.sh, bpf_cost_ab.sh).
 # PLACEMENT=same|cross: fio on CPU 0 (fio_cpu, its flags) and the unbound
 # workqueues, where a loop device completes, on CPU 0 (same) or CPU 1
