@@ -15,9 +15,7 @@
 // failure message says where.
 #include "lab/family.h"
 
-#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -60,46 +58,6 @@ TEST(Family, PathwiseMeetsTheSelectorGoals) {
       EXPECT_GE(e.median, 0.99) << table;
     }
   }
-}
-
-// by_phase: every scenario with scripted events gets each policy's result
-// per phase, whose I/Os add up to the whole run's; the whole runs are the
-// same as without it (the recorder only observes).
-TEST(Family, ByPhaseSplitsEachRunAtItsEvents) {
-  std::vector<Scenario> scenarios;
-  for (int i = 0; scenarios.size() < 4 && i < 40; ++i) {
-    Scenario sc = DrawScenario(kSeed, i);
-    if (!sc.events.empty()) scenarios.push_back(std::move(sc));
-  }
-  ASSERT_EQ(scenarios.size(), 4u);
-  const std::vector<policy::Policy> policies = {policy::Policy::kQueueDepth,
-                                                policy::Policy::kPathwise};
-  const std::vector<ScenarioOutcome> plain =
-      RunFamily(scenarios, policies, /*jobs=*/2);
-  const std::vector<ScenarioOutcome> split =
-      RunFamily(scenarios, policies, /*jobs=*/2, /*by_phase=*/true);
-  int with_phases = 0;
-  for (size_t s = 0; s < split.size(); ++s) {
-    EXPECT_TRUE(plain[s].phases.empty());
-    ASSERT_EQ(split[s].phases.size(), split[s].phase_labels.size());
-    with_phases += split[s].phases.size() > 1;
-    for (size_t p = 0; p < policies.size(); ++p) {
-      const PolicyResult& whole = split[s].results[p];
-      EXPECT_EQ(whole.ops[0].ios, plain[s].results[p].ops[0].ios);
-      EXPECT_EQ(whole.ops[1].ios, plain[s].results[p].ops[1].ios);
-      if (split[s].phases.empty()) continue;
-      uint64_t ios[2] = {0, 0};
-      for (const std::vector<PolicyResult>& phase : split[s].phases) {
-        ASSERT_EQ(phase.size(), policies.size());
-        EXPECT_EQ(phase[p].policy, policies[p]);
-        ios[0] += phase[p].ops[0].ios;
-        ios[1] += phase[p].ops[1].ios;
-      }
-      EXPECT_EQ(ios[0], whole.ops[0].ios) << split[s].name;
-      EXPECT_EQ(ios[1], whole.ops[1].ios) << split[s].name;
-    }
-  }
-  EXPECT_GT(with_phases, 0);
 }
 
 }  // namespace

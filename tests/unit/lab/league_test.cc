@@ -5,11 +5,13 @@
 
 #include <stdlib.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -18,6 +20,7 @@
 #include "lab/generate.h"
 #include "lab/lab_cli.h"
 #include "lab/league_plot.h"
+#include "lab/timeline.h"
 #include "nlohmann/json.hpp"
 
 namespace pathwise::lab {
@@ -171,6 +174,51 @@ TEST(League, TailRuleCountsPerRunAndPerPhase) {
       Outcome("s", 100, 100, 50, 10, 10, 2)};
   EXPECT_THAT(FormatLeague("T", whole, League(whole), 1),
               ::testing::Not(::testing::HasSubstr("per phase")));
+}
+
+// RunFamily's by_phase (here, not in lab_family_test, so that the
+// sanitizer build runs it): every scenario with scripted events gets each
+// policy's result per phase, whose I/Os add up to the whole run's; the
+// whole runs are the same as without it (the recorder only observes).
+TEST(League, RunFamilyByPhaseSplitsEachRunAtItsEvents) {
+  // Two drawn scenarios cut to their first 5 s, with an event in them (a
+  // short run: the sanitizer build runs this too).
+  std::vector<Scenario> scenarios;
+  for (int i = 0; scenarios.size() < 2 && i < 60; ++i) {
+    Scenario sc = DrawScenario(3, i);
+    sc.duration_ns = 5'000'000'000;
+    if (Phases(sc).size() > 1) scenarios.push_back(std::move(sc));
+  }
+  ASSERT_EQ(scenarios.size(), 2u);
+  const std::vector<policy::Policy> policies = {policy::Policy::kQueueDepth,
+                                                policy::Policy::kPathwise};
+  const std::vector<ScenarioOutcome> plain =
+      RunFamily(scenarios, policies, /*jobs=*/2);
+  const std::vector<ScenarioOutcome> split =
+      RunFamily(scenarios, policies, /*jobs=*/2, /*by_phase=*/true);
+  int with_phases = 0;
+  for (size_t s = 0; s < split.size(); ++s) {
+    EXPECT_TRUE(plain[s].phases.empty());
+    ASSERT_EQ(split[s].phases.size(), split[s].phase_labels.size());
+    with_phases += split[s].phases.size() > 1;
+    for (size_t p = 0; p < policies.size(); ++p) {
+      const PolicyResult& whole = split[s].results[p];
+      EXPECT_GT(whole.ops[0].ios + whole.ops[1].ios, 0u) << split[s].name;
+      EXPECT_EQ(whole.ops[0].ios, plain[s].results[p].ops[0].ios);
+      EXPECT_EQ(whole.ops[1].ios, plain[s].results[p].ops[1].ios);
+      if (split[s].phases.empty()) continue;
+      uint64_t ios[2] = {0, 0};
+      for (const std::vector<PolicyResult>& phase : split[s].phases) {
+        ASSERT_EQ(phase.size(), policies.size());
+        EXPECT_EQ(phase[p].policy, policies[p]);
+        ios[0] += phase[p].ops[0].ios;
+        ios[1] += phase[p].ops[1].ios;
+      }
+      EXPECT_EQ(ios[0], whole.ops[0].ios) << split[s].name;
+      EXPECT_EQ(ios[1], whole.ops[1].ios) << split[s].name;
+    }
+  }
+  EXPECT_EQ(with_phases, 2);
 }
 
 TEST(League, TableListsEveryPolicyTheLossesAndTheGoals) {
