@@ -7,12 +7,12 @@
 // never below 0.90x, p99 <= 1.1x the lowest where within 3 %) are not met
 // yet: on this family the selector measures 93.3 %, worst 0.857 (gen-3-35)
 // and a p99 1.88x the lowest (over 1.1x in 9 of 56 scenarios; per phase,
-// against the policies at 0.97x its throughput there, in 29 of 284). (Before the expected delay ranked saturated
-// paths, the probes had a budget and the unloaded latency came from I/Os
-// sent to an empty path: 91.7 %, 0.853, 3.51x.) Until it meets them, this
-// test holds it to that measured floor, less a margin, so that a change
-// that makes it worse over the family fails here; the table in the
-// failure message says where.
+// against the policies at 0.97x its throughput there, in 29 of 284). (Before
+// the expected delay ranked saturated paths, the probes had a budget and the
+// unloaded latency came from I/Os sent to an empty path: 91.7 %, 0.853, 3.51x.)
+// Until it meets them, this test holds it to that measured floor, less a
+// margin, so that a change that makes it worse over the family fails here; the
+// table in the failure message says where.
 #include "lab/family.h"
 
 #include <string>

@@ -153,9 +153,9 @@ TEST(League, TailRuleCountsPerRunAndPerPhase) {
   EXPECT_DOUBLE_EQ(g.worst_phase_p99, 4);
   EXPECT_EQ(g.worst_phase_p99_where, "s: p0 down");
   const std::string t = FormatLeague("T", {s}, League({s}), 1);
-  EXPECT_THAT(t, ::testing::HasSubstr(
-                     "over 1.1x in 1 of 1 scenarios; against only the "
-                     "policies at >= 0.97x its throughput: 0"));
+  EXPECT_THAT(
+      t, ::testing::HasSubstr("over 1.1x in 1 of 1 scenarios; against only the "
+                              "policies at >= 0.97x its throughput: 0"));
   EXPECT_THAT(t, ::testing::HasSubstr("over 1.1x in 1 of 2 phases, worst 4.00"
                                       "\n    (s: p0 down)"));
   // The JSON document carries the same counts.
