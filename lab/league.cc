@@ -87,19 +87,33 @@ std::vector<LeagueEntry> League(const std::vector<ScenarioOutcome>& family) {
 
 namespace {
 
-// One contest (a scenario, or one of its phases): pathwise's result, the
-// best other policy's throughput, and the lowest p99 of the policies whose
-// main op completed at least `min_ios` I/Os (with `comparable`, only of
-// those that served at least 0.97x pathwise's throughput).
+// One contest (a scenario, or one of its phases) where the tail rule
+// applies or not: pathwise's result, the best other policy's throughput,
+// and the lowest p99 of the policies whose main op completed at least
+// `min_ios` I/Os, of all of them and of those that served at least 0.97x
+// pathwise's throughput.
 struct Contest {
   const PolicyResult* pw = nullptr;
   double best_other = 0;
   double lowest_p99 = std::numeric_limits<double>::infinity();
+  double lowest_p99_comparable = std::numeric_limits<double>::infinity();
+  uint64_t min_ios = 1;
+
+  // pathwise's p99 over `lowest` where the rule applies (its throughput
+  // within 3 % of the best other's, min_ios completions of its main op);
+  // 0 where it does not.
+  double Tail(double lowest) const {
+    if (pw == nullptr || best_other <= 0 || MainOp(*pw).ios < min_ios ||
+        !(lowest > 0) || Throughput(*pw) / best_other < 0.97) {
+      return 0;
+    }
+    return MainOp(*pw).p99_ms / lowest;
+  }
 };
 
-Contest Judge(const std::vector<PolicyResult>& results, uint64_t min_ios,
-              bool comparable = false) {
+Contest Judge(const std::vector<PolicyResult>& results, uint64_t min_ios) {
   Contest c;
+  c.min_ios = min_ios;
   for (const PolicyResult& r : results) {
     if (r.policy == policy::Policy::kPathwise) {
       c.pw = &r;
@@ -109,24 +123,13 @@ Contest Judge(const std::vector<PolicyResult>& results, uint64_t min_ios,
   }
   for (const PolicyResult& r : results) {
     if (MainOp(r).ios < min_ios) continue;
-    if (comparable && c.pw != nullptr &&
-        Throughput(r) < 0.97 * Throughput(*c.pw)) {
-      continue;
-    }
     c.lowest_p99 = std::min(c.lowest_p99, MainOp(r).p99_ms);
+    if (c.pw == nullptr || Throughput(r) >= 0.97 * Throughput(*c.pw)) {
+      c.lowest_p99_comparable =
+          std::min(c.lowest_p99_comparable, MainOp(r).p99_ms);
+    }
   }
   return c;
-}
-
-// pathwise's p99 over the contest's lowest where the tail rule applies
-// (its throughput within 3 % of the best other's, `min_ios` completions of
-// its main op); 0 where it does not.
-double TailWhereClose(const Contest& c, uint64_t min_ios) {
-  if (c.pw == nullptr || c.best_other <= 0 || MainOp(*c.pw).ios < min_ios ||
-      !(c.lowest_p99 > 0) || Throughput(*c.pw) / c.best_other < 0.97) {
-    return 0;
-  }
-  return MainOp(*c.pw).p99_ms / c.lowest_p99;
 }
 
 }  // namespace
@@ -145,25 +148,22 @@ SelectorGoals CheckSelectorGoals(const std::vector<ScenarioOutcome>& family) {
       g.worst = vs;
       g.worst_scenario = s.name;
     }
-    if (const double tail = TailWhereClose(c, 1); tail > 0) {
+    if (const double tail = c.Tail(c.lowest_p99); tail > 0) {
       ++g.p99_judged;
       g.p99_missed += tail > 1.1;
-      g.p99_missed_comparable +=
-          TailWhereClose(Judge(s.results, 1, true), 1) > 1.1;
+      g.p99_missed_comparable += c.Tail(c.lowest_p99_comparable) > 1.1;
       if (tail > g.worst_p99_where_close) {
         g.worst_p99_where_close = tail;
         g.worst_p99_scenario = s.name;
       }
     }
     for (size_t ph = 0; ph < s.phases.size(); ++ph) {
-      const double tail =
-          TailWhereClose(Judge(s.phases[ph], kPhaseTailIos), kPhaseTailIos);
+      const Contest pc = Judge(s.phases[ph], kPhaseTailIos);
+      const double tail = pc.Tail(pc.lowest_p99);
       if (tail <= 0) continue;
       ++g.phase_p99_judged;
       g.phase_p99_missed += tail > 1.1;
-      g.phase_p99_missed_comparable +=
-          TailWhereClose(Judge(s.phases[ph], kPhaseTailIos, true),
-                         kPhaseTailIos) > 1.1;
+      g.phase_p99_missed_comparable += pc.Tail(pc.lowest_p99_comparable) > 1.1;
       if (tail > g.worst_phase_p99) {
         g.worst_phase_p99 = tail;
         g.worst_phase_p99_where =
