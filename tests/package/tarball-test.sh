@@ -16,7 +16,11 @@ set -euo pipefail
 src=$(readlink -f "$1") build=$2 version=$3 dynbin=$4 fix=$5
 fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; }
-tarball=$("$src/scripts/release-tarball" "$build" "$build/release" | tail -1)
+# The build's output goes to a log, shown only if it fails, so that a
+# failure below is what this test prints first.
+mkdir -p "$build"
+tarball=$("$src/scripts/release-tarball" "$build" "$build/release" 2>"$build/release-tarball.log" | tail -1) ||
+  { tail -50 "$build/release-tarball.log"; fail "scripts/release-tarball (log: $build/release-tarball.log)"; }
 name=pathwise-$version-linux-amd64
 [[ $(basename "$tarball") == "$name.tar.gz" ]] || fail "tarball name $(basename "$tarball")"
 t=$(mktemp -d)
@@ -65,13 +69,17 @@ grep -q '^pathwise_path_info{' "$t/snap.prom" || fail "snapshot: no pathwise_pat
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$bin" serve --web.listen-address="127.0.0.1:$port" --bpf=off --path.sysfs="$fix" >"$t/serve.log" 2>&1 &
 agent=$!
+# The agent listens before its first collection (a busy port fails fast);
+# /healthz answers 200 once a collection has succeeded, and only then does
+# /metrics hold the paths (a loaded machine takes a while to get there).
 got=1
-for _ in $(seq 100); do
-  curl -fsS "http://127.0.0.1:$port/metrics" -o "$t/metrics.txt" 2>/dev/null && { got=0; break; }
+for _ in $(seq 300); do
+  curl -fsS "http://127.0.0.1:$port/healthz" -o /dev/null 2>/dev/null && { got=0; break; }
   kill -0 $agent 2>/dev/null || break
   sleep 0.1
 done
-((got == 0)) || { cat "$t/serve.log"; fail "serve: no /metrics on :$port"; }
+((got == 0)) || { cat "$t/serve.log"; fail "serve: no /healthz 200 on :$port within 30 s"; }
+curl -fsS "http://127.0.0.1:$port/metrics" -o "$t/metrics.txt" || fail "serve: GET /metrics"
 grep -q '^pathwise_path_info{' "$t/metrics.txt" || fail "serve: no pathwise_path_info"
 kill -TERM $agent; wait $agent || fail "serve: exit status $? on SIGTERM"
 agent=""
