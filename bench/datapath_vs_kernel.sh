@@ -29,7 +29,8 @@
 # --read-pct PCT: random reads and writes, PCT % of them reads (default
 # 100: random reads only); rows count both. With writes, cb-asym's paths
 # are direction-bound: netem limits each path's read data, not its writes.
-# The lab's prediction columns are left out (its scenarios read only).
+# The lab's scenarios then have the same share of reads and, for cb-asym,
+# read_bandwidth (the target->host link) alone; its columns sum both ops.
 # --variant: another datapath build or flags, run in the datapath's boot on
 # the --variant-scenarios (default symmetric and delay30; the table shows
 # those also in --scenarios) under round-robin and pathwise (rows
@@ -201,7 +202,10 @@ read -r dp_cpu_lb dp_lat_lb <<<"$(dp_cost lb-symmetric)"
 # kernel's cb-asym runs).
 calib_cb="" wire_cb=""
 [[ -n $calib_lb ]] && calib_cb=$(awk -v l="$calib_lb" -v b="$base_delay" 'BEGIN { x = l - b * 1000; if (x > 0) printf "%.0f", x }')
-wire_cb=$(awk '$2 == "cb-asym" && $1 == "kernel" && NF >= 12 { n++; w += $12 } END { if (n) printf "%.0f", w / n }' "$work/rows.txt")
+# With writes in the mix (--read-pct) the target's ends also sent their
+# completions: they are counted in the reads' bytes, as they take the same
+# shaped link.
+wire_cb=$(awk -v rp="$read_pct" 'rp > 0 && $2 == "cb-asym" && $1 == "kernel" && NF >= 12 { n++; w += $12 * 100 / rp } END { if (n && rp > 0) printf "%.0f", w / n }' "$work/rows.txt")
 cb_bw() { # path index -> bytes/s of 4k reads
   local r
   r=$(cut -d, -f$(($1 + 1)) <<<"$cb_rates")
@@ -217,15 +221,16 @@ lab_csv() { # scenario [datapath] -> csv of pathwise lab
   {
     printf '[scenario]\nname = testbed-%s\nduration = %ss\nseed = 1\n' "$sc" "$runtime"
     if [[ -n $dp ]]; then
-      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = %s\n' \
-        "$numjobs" "$iodepth" "${dp_queues:-1}"
+      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = %s%%\ncpus = %s\n' \
+        "$numjobs" "$iodepth" "$read_pct" "${dp_queues:-1}"
       printf 'cpu_per_io = %sus\nhost_latency = %sus\n' "$cpu" "$host"
     else
-      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = 100%%\ncpus = 2\n' "$numjobs" "$iodepth"
+      printf '[workload]\nnumjobs = %s\niodepth = %s\nbs = 4k\nread = %s%%\ncpus = 2\n' "$numjobs" "$iodepth" "$read_pct"
     fi
     for i in 0 1; do
       printf '[path p%s]\nlatency = %sus\nnuma_node = 0\n' "$i" "$lat"
-      [[ $sc == cb-* ]] && printf 'bandwidth = %sB/s\n' "$(cb_bw "$i")"
+      # netem's rate on the target's end: only what the target sends.
+      [[ $sc == cb-* ]] && printf 'read_bandwidth = %sB/s\n' "$(cb_bw "$i")"
     done
     printf '[events]\n'
     case $sc in
@@ -237,7 +242,7 @@ lab_csv() { # scenario [datapath] -> csv of pathwise lab
   } >"$f"
   "$bin" lab --scenario "$f" --policies numa,round-robin,queue-depth,pathwise --format csv
 }
-if [[ -x $bin ]] && ((read_pct == 100)); then
+if [[ -x $bin ]]; then
   for sc in $scenarios; do
     lab_csv "$sc" >"$work/lab-$sc.csv" || die "pathwise lab failed on $work/lab-$sc.scn"
     lab_csv "$sc" datapath >"$work/lab-$sc-datapath.csv" ||
@@ -247,7 +252,7 @@ fi
 lab_mib() { # csv-name policy -> MiB/s or "-"
   [[ -s $work/lab-$1.csv ]] || { echo "-"; return; }
   awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "policy") pc = i; if ($i == "mib_s") mc = i; if ($i == "op") oc = i } next }
-    $pc == p && $oc == "read" { printf "%.2f", $mc; found = 1 } END { if (!found) printf "-" }' "$work/lab-$1.csv"
+    $pc == p && ($oc == "read" || $oc == "write") { m += $mc; found = 1 } END { if (found) printf "%.2f", m; else printf "-" }' "$work/lab-$1.csv"
 }
 
 {
@@ -262,7 +267,7 @@ lab_mib() { # csv-name policy -> MiB/s or "-"
   [[ " $scenarios " == *" lb-"* ]] &&
     echo "# lb-*: latency-bound pair, netem +${base_delay} ms on both paths (lb-delay30: path 0 +$((base_delay + 30)) ms); lab paths ${calib_lb:-?} us (the kernel's round-robin mean on lb-symmetric, over its rounds)"
   [[ " $scenarios " == *" cb-"* ]] &&
-    echo "# cb-asym: capacity-bound, read data of path 0 / path 1 at ${cb_rates/,/ \/ } Mbit/s (netem rate); lab paths ${calib_cb:-?} us round trip (lb-symmetric's less the base delay), links $(cb_bw 0) / $(cb_bw 1) B/s of 4k reads (${wire_cb:-?} wire bytes per read, the kernel's runs), the datapath's cost from lb-symmetric"
+    echo "# cb-asym: capacity-bound, read data of path 0 / path 1 at ${cb_rates/,/ \/ } Mbit/s (netem rate); lab paths ${calib_cb:-?} us round trip (lb-symmetric's less the base delay), target->host links (read_bandwidth; writes' data unshaped) $(cb_bw 0) / $(cb_bw 1) B/s of 4k reads (${wire_cb:-?} wire bytes per read, the kernel's runs), the datapath's cost from lb-symmetric"
   echo "# x rr: MiB/s over the kernel's round-robin in the same scenario; cpu/io: guest busy CPU us per I/O; srv usr/sys: the datapath process's us per I/O"
   echo "# lab dp: the lab with the datapath's cost per I/O (cpu_per_io on ${dp_queues:-1} CPU, host_latency): ${dp_cpu:-?} + ${dp_lat:-?} us from symmetric, ${dp_cpu_lb:-?} + ${dp_lat_lb:-?} us from lb-symmetric (calibration: those two scenarios' own rows are fitted, the others predicted); err: measured / lab dp - 1"
   printf '%-12s %-9s %-14s %8s %7s %8s %9s %9s %8s %8s %8s | %8s %7s | %7s %6s\n' \

@@ -19,6 +19,12 @@
 #include "collectors/kernel_strings.h"
 
 namespace pathwise::lab {
+
+double LinkRate(const PathSpec& spec, bool read) {
+  const double d = read ? spec.read_bandwidth : spec.write_bandwidth;
+  return d >= 0 ? d : spec.bandwidth;
+}
+
 namespace {
 
 absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi) {
@@ -121,17 +127,23 @@ class Parser {
       // of them every completion would come at the instant of its
       // submission and the clock would never reach the end.
       // A write_service of 0 stops it for writes alone.
-      const bool no_delay =
-          p.latency_ns == 0 && p.spread_ns == 0 && p.bandwidth == 0;
-      if (no_delay && (p.service_ns == 0 || p.write_service_ns == 0)) {
-        const bool reads = p.service_ns == 0;
+      const bool no_delay = p.latency_ns == 0 && p.spread_ns == 0;
+      const bool reads_stop =
+          no_delay && p.service_ns == 0 && LinkRate(p, /*read=*/true) == 0;
+      const int64_t write_service =
+          p.write_service_ns >= 0 ? p.write_service_ns : p.service_ns;
+      const bool writes_stop =
+          no_delay && write_service == 0 && LinkRate(p, /*read=*/false) == 0;
+      if (reads_stop || writes_stop) {
         return ErrorAt(
             path_lines_[i],
             absl::StrCat("path '", p.name, "' takes no time",
-                         reads ? "" : " for a write", ": latency, ",
-                         reads ? "service" : "write_service",
-                         " and spread are 0 and bandwidth is unlimited, so "
-                         "simulated time would stop (give it a latency)"));
+                         reads_stop ? "" : " for a write", ": latency, ",
+                         reads_stop ? "service" : "write_service",
+                         " and spread are 0 and its ",
+                         reads_stop ? "read" : "write",
+                         " bandwidth is unlimited, so simulated time would "
+                         "stop (give it a latency)"));
       }
       servers += p.parallelism;
       if (servers > kMaxServers) {
@@ -288,6 +300,12 @@ class Parser {
       }
       if (key == "parallelism") return SetInt(v, 0, 1 << 20, &p.parallelism);
       if (key == "bandwidth") return Set(ParseBandwidth(v), &p.bandwidth);
+      if (key == "read_bandwidth") {
+        return Set(ParseBandwidth(v), &p.read_bandwidth);
+      }
+      if (key == "write_bandwidth") {
+        return Set(ParseBandwidth(v), &p.write_bandwidth);
+      }
       if (key == "queues") return SetInt(v, 0, 4096, &p.queues);
       if (key == "mss") return SetInt(v, 64, 65536, &p.mss);
       if (key == "numa_node") return SetInt(v, -1, 1023, &p.numa_node);

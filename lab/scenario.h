@@ -32,7 +32,12 @@ inline constexpr int64_t kMaxServers = 1 << 20;  // parallelism, all paths
 struct PathSpec {
   std::string name;
   // Service model, in the order an I/O meets it:
-  double bandwidth = 0;    // bytes/s per direction (full duplex); 0 unlimited
+  double bandwidth = 0;  // bytes/s per direction (full duplex); 0 unlimited
+  // One direction's rate where it differs (a link shaped at one end, as
+  // netem's rate on the target's side limits only what the target sends):
+  // read data travels target->host, write data host->target. -1: bandwidth.
+  double read_bandwidth = -1;
+  double write_bandwidth = -1;
   int parallelism = 0;     // target I/Os in service at once; 0 unlimited
   int64_t service_ns = 0;  // target service time per I/O (reads)
   // A write's service time where it differs from a read's (a flash target's
@@ -45,6 +50,10 @@ struct PathSpec {
   int numa_node = 0;
   model::AnaState ana = model::AnaState::kOptimized;
 };
+
+// The rate of the link that carries an I/O's data (`read`: target->host),
+// bytes/s; 0: unlimited.
+double LinkRate(const PathSpec& spec, bool read);
 
 enum class EventKind { kDelay, kLoss, kDown, kUp, kAna };
 

@@ -29,6 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check(p.latency_ns >= 0 && p.spread_ns >= 0 && p.service_ns >= 0);
       check(p.write_service_ns >= -1);  // -1: the read's
       check(std::isfinite(p.bandwidth) && p.bandwidth >= 0);
+      for (double d : {p.read_bandwidth, p.write_bandwidth}) {
+        check(d == -1 || (std::isfinite(d) && d >= 0));  // -1: bandwidth
+      }
     }
     for (const pathwise::lab::Event& e : sc->events) {
       check(e.path >= 0 && static_cast<size_t>(e.path) < sc->paths.size());

@@ -31,11 +31,13 @@ std::string Error(const std::string& text) {
 }
 
 TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
-  EXPECT_EQ(Error("[scenario]\nduration = 1s\n[path a]\nlatency = 100us\n"
-                  "[path b]\nlatency = 0ns\n"),
-            "x.scn:5: path 'b' takes no time: latency, service and spread "
-            "are 0 and bandwidth is unlimited, so simulated time would stop "
-            "(give it a latency)");
+  EXPECT_EQ(
+      Error("[scenario]\nduration = 1s\n[path a]\nlatency = 100us\n"
+            "[path b]\nlatency = 0ns\n"),
+      "x.scn:5: path 'b' takes no time: latency, service and spread "
+      "are 0 and its read bandwidth is unlimited, so simulated time would "
+      "stop "
+      "(give it a latency)");
   // Any one of them makes time advance.
   for (const char* key : {"latency = 1ns", "service = 1us", "spread = 10us",
                           "bandwidth = 1GB/s"}) {
@@ -49,17 +51,40 @@ TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
   }
 }
 
+// A link limited in one direction moves only that direction's time: a
+// path whose reads are shaped and whose writes take nothing stops for
+// writes, and is rejected as one.
+TEST(HostileScenarioTest, OneDirectionLinkDoesNotMoveTheOther) {
+  EXPECT_EQ(Error("[path a]\nlatency = 0s\nread_bandwidth = 1MB/s\n"),
+            "x.scn:1: path 'a' takes no time for a write: latency, "
+            "write_service and spread are 0 and its write bandwidth is "
+            "unlimited, so simulated time would stop (give it a latency)");
+  EXPECT_EQ(Error("[path a]\nlatency = 0s\nbandwidth = 1MB/s\n"
+                  "read_bandwidth = 0B/s\n"),
+            "x.scn:1: path 'a' takes no time: latency, service and spread "
+            "are 0 and its read bandwidth is unlimited, so simulated time "
+            "would stop (give it a latency)");
+  EXPECT_EQ(Error("[path a]\nlatency = 0s\nread_bandwidth = 1MB/s\n"
+                  "write_bandwidth = 2MB/s\n"),
+            "(parsed)");
+  EXPECT_EQ(Error("[path a]\nread_bandwidth = fast\n"),
+            "x.scn:2: read_bandwidth: bad bandwidth (want e.g. 117MiB/s, "
+            "1Gbit/s) 'fast'");
+}
+
 TEST(HostileScenarioTest, PathWhoseWritesTakeNoTimeIsRejected) {
   EXPECT_EQ(Error("[scenario]\nduration = 1s\n[path a]\nlatency = 0s\n"
                   "service = 1ms\nwrite_service = 0s\n"),
             "x.scn:3: path 'a' takes no time for a write: latency, "
-            "write_service and spread are 0 and bandwidth is unlimited, so "
-            "simulated time would stop (give it a latency)");
-  EXPECT_EQ(Error("[path a]\nlatency = 0s\nservice = 0s\n"
-                  "write_service = 1ms\n"),
-            "x.scn:1: path 'a' takes no time: latency, service and spread "
-            "are 0 and bandwidth is unlimited, so simulated time would stop "
-            "(give it a latency)");
+            "write_service and spread are 0 and its write bandwidth is "
+            "unlimited, so simulated time would stop (give it a latency)");
+  EXPECT_EQ(
+      Error("[path a]\nlatency = 0s\nservice = 0s\n"
+            "write_service = 1ms\n"),
+      "x.scn:1: path 'a' takes no time: latency, service and spread "
+      "are 0 and its read bandwidth is unlimited, so simulated time would "
+      "stop "
+      "(give it a latency)");
   EXPECT_EQ(Error("[path a]\nwrite_service = 3 parsecs\n"),
             "x.scn:2: write_service: bad duration unit (want ns, us, ms, s "
             "or m) '3 parsecs'");
@@ -85,6 +110,47 @@ TEST(HostileScenarioTest, WriteServiceCostsWritesOnly) {
   EXPECT_NEAR(run("write_service = 4ms", "0%").ops[1].iops, 250, 1);
   EXPECT_NEAR(run("write_service = 4ms", "100%").ops[0].iops, 1000, 2);
   EXPECT_NEAR(run("write_service = 250us", "0%").ops[1].p50_ms, 0.25, 0.01);
+}
+
+// A link's rate per direction: read data crosses target->host, write data
+// host->target, each at its own rate where one is given.
+TEST(HostileScenarioTest, OneDirectionBandwidthLimitsItsOpOnly) {
+  auto run = [](const char* link, const char* read_share) {
+    absl::StatusOr<Scenario> sc = ParseScenario(
+        absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 4\n"
+                     "iodepth = 8\nbs = 4k\nread = ",
+                     read_share, "\n[path a]\nlatency = 100us\n", link, "\n"),
+        "x.scn");
+    EXPECT_TRUE(sc.ok()) << sc.status();
+    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+  };
+  auto read_iops = [&](const char* link) {
+    return run(link, "100%").ops[0].iops;
+  };
+  auto write_iops = [&](const char* link) {
+    return run(link, "0%").ops[1].iops;
+  };
+  // 4096 B at 4096000 B/s: 1 ms each on the link, 1000 IOPS; an unlimited
+  // direction serves 32 outstanding over 100 us, far more.
+  const char* both = "bandwidth = 4096000B/s";
+  EXPECT_NEAR(read_iops(both), 1000, 10);
+  EXPECT_NEAR(write_iops(both), 1000, 10);
+  const char* reads = "read_bandwidth = 4096000B/s";
+  EXPECT_NEAR(read_iops(reads), 1000, 10);
+  EXPECT_GT(write_iops(reads), 50'000);
+  const char* writes = "bandwidth = 4096000B/s\nread_bandwidth = 0B/s";
+  EXPECT_GT(read_iops(writes), 50'000);
+  EXPECT_NEAR(write_iops(writes), 1000, 10);
+  const char* two = "read_bandwidth = 4096000B/s\nwrite_bandwidth = 8192000B/s";
+  EXPECT_NEAR(read_iops(two), 1000, 10);
+  EXPECT_NEAR(write_iops(two), 2000, 20);
+  // Mixed, reads shaped: a write's data passes, but its completion comes
+  // back target->host on its connection behind the reads' data (TCP
+  // delivers in order, as NVMe/TCP's response capsule follows the read
+  // data queued before it), so it waits about as long as a read.
+  const PolicyResult mixed = run(reads, "50%");
+  EXPECT_GT(mixed.ops[0].p50_ms, 5.0);
+  EXPECT_GT(mixed.ops[1].p50_ms, 0.5 * mixed.ops[0].p50_ms);
 }
 
 // The host's cost per I/O: `cpu_per_io` is CPU time, one I/O at a time per
