@@ -126,7 +126,8 @@ class Parser {
       // trip and jitter, or by its transfer on a limited link; without any
       // of them every completion would come at the instant of its
       // submission and the clock would never reach the end.
-      // A write_service of 0 stops it for writes alone.
+      // A write_service of 0 stops it for writes alone, and a link limited
+      // in one direction moves only that direction's I/Os.
       const bool no_delay = p.latency_ns == 0 && p.spread_ns == 0;
       const bool reads_stop =
           no_delay && p.service_ns == 0 && LinkRate(p, /*read=*/true) == 0;

@@ -36,8 +36,7 @@ TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
             "[path b]\nlatency = 0ns\n"),
       "x.scn:5: path 'b' takes no time: latency, service and spread "
       "are 0 and its read bandwidth is unlimited, so simulated time would "
-      "stop "
-      "(give it a latency)");
+      "stop (give it a latency)");
   // Any one of them makes time advance.
   for (const char* key : {"latency = 1ns", "service = 1us", "spread = 10us",
                           "bandwidth = 1GB/s"}) {
@@ -83,8 +82,7 @@ TEST(HostileScenarioTest, PathWhoseWritesTakeNoTimeIsRejected) {
             "write_service = 1ms\n"),
       "x.scn:1: path 'a' takes no time: latency, service and spread "
       "are 0 and its read bandwidth is unlimited, so simulated time would "
-      "stop "
-      "(give it a latency)");
+      "stop (give it a latency)");
   EXPECT_EQ(Error("[path a]\nwrite_service = 3 parsecs\n"),
             "x.scn:2: write_service: bad duration unit (want ns, us, ms, s "
             "or m) '3 parsecs'");
