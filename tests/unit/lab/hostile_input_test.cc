@@ -30,6 +30,14 @@ std::string Error(const std::string& text) {
   return std::string(sc.status().message());
 }
 
+// Round-robin over the scenario `text`, which must parse.
+PolicyResult RoundRobin(const std::string& text) {
+  absl::StatusOr<Scenario> sc = ParseScenario(text, "x.scn");
+  EXPECT_TRUE(sc.ok()) << sc.status();
+  if (!sc.ok()) return {};
+  return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+}
+
 TEST(HostileScenarioTest, PathThatTakesNoTimeIsRejected) {
   EXPECT_EQ(
       Error("[scenario]\nduration = 1s\n[path a]\nlatency = 100us\n"
@@ -92,16 +100,13 @@ TEST(HostileScenarioTest, PathWhoseWritesTakeNoTimeIsRejected) {
 // read's is unchanged by it.
 TEST(HostileScenarioTest, WriteServiceCostsWritesOnly) {
   auto run = [](const char* write_service, const char* read_share) {
-    absl::StatusOr<Scenario> sc = ParseScenario(
+    return RoundRobin(
         absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 1\n"
                      "iodepth = 1\nread = ",
                      read_share,
                      "\n[path a]\nlatency = 0s\nparallelism = 1\n"
                      "service = 1ms\n",
-                     write_service, "\n"),
-        "x.scn");
-    EXPECT_TRUE(sc.ok()) << sc.status();
-    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+                     write_service, "\n"));
   };
   // One I/O at a time: IOPS is 1 / the service time.
   EXPECT_NEAR(run("", "0%").ops[1].iops, 1000, 2);
@@ -114,13 +119,10 @@ TEST(HostileScenarioTest, WriteServiceCostsWritesOnly) {
 // host->target, each at its own rate where one is given.
 TEST(HostileScenarioTest, OneDirectionBandwidthLimitsItsOpOnly) {
   auto run = [](const char* link, const char* read_share) {
-    absl::StatusOr<Scenario> sc = ParseScenario(
+    return RoundRobin(
         absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 4\n"
                      "iodepth = 8\nbs = 4k\nread = ",
-                     read_share, "\n[path a]\nlatency = 100us\n", link, "\n"),
-        "x.scn");
-    EXPECT_TRUE(sc.ok()) << sc.status();
-    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+                     read_share, "\n[path a]\nlatency = 100us\n", link, "\n"));
   };
   auto read_iops = [&](const char* link) {
     return run(link, "100%").ops[0].iops;
@@ -157,13 +159,10 @@ TEST(HostileScenarioTest, OneDirectionBandwidthLimitsItsOpOnly) {
 // latency at the head.
 TEST(HostileScenarioTest, HostCostsCapACpuAndDelayEachIo) {
   auto run = [](const char* host, int cpus) {
-    absl::StatusOr<Scenario> sc = ParseScenario(
+    return RoundRobin(
         absl::StrCat("[scenario]\nduration = 1s\n[workload]\nnumjobs = 4\n"
                      "iodepth = 8\ncpus = ",
-                     cpus, "\n", host, "\n[path a]\nlatency = 1ms\n"),
-        "x.scn");
-    EXPECT_TRUE(sc.ok()) << sc.status();
-    return Simulate(*sc, policy::Policy::kRoundRobin, 1);
+                     cpus, "\n", host, "\n[path a]\nlatency = 1ms\n"));
   };
   // Free host: 32 outstanding over a 1 ms path, 32k IOPS (less the
   // congestion window's first round trips).
