@@ -27,16 +27,6 @@ double LinkRate(const PathSpec& spec, bool read) {
 
 namespace {
 
-absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi) {
-  int64_t v;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(s), &v) || v < lo ||
-      v > hi) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad integer '", s, "' (want ", lo, "..", hi, ")"));
-  }
-  return v;
-}
-
 // An ANA state as the kernel spells it (the scenario speaks sysfs's
 // language).
 bool ParseAna(absl::string_view s, model::AnaState* out) {

@@ -31,6 +31,16 @@ bool SplitNumber(absl::string_view s, double* value, absl::string_view* unit) {
 
 }  // namespace
 
+absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi) {
+  int64_t v;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(s), &v) || v < lo ||
+      v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad integer '", s, "' (want ", lo, "..", hi, ")"));
+  }
+  return v;
+}
+
 absl::Status BadValue(absl::string_view what, absl::string_view value) {
   return absl::InvalidArgumentError(
       absl::StrCat("bad ", what, " '", value, "'"));

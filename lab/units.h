@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The scenario file's value syntax: durations, sizes, bandwidths and
-// fractions with their units, each an error that names the value.
+// The scenario file's value syntax: integers in a range, and durations,
+// sizes, bandwidths and fractions with their units, each an error that
+// names the value.
 #ifndef PATHWISE_LAB_UNITS_H_
 #define PATHWISE_LAB_UNITS_H_
 
@@ -19,6 +20,8 @@ absl::StatusOr<int64_t> ParseDuration(absl::string_view s);
 absl::StatusOr<uint64_t> ParseSize(absl::string_view s);
 absl::StatusOr<double> ParseBandwidth(absl::string_view s);
 absl::StatusOr<double> ParseFraction(absl::string_view s);
+// An integer in [lo, hi]: "bad integer 'S' (want LO..HI)" otherwise.
+absl::StatusOr<int64_t> ParseInt(absl::string_view s, int64_t lo, int64_t hi);
 
 // "bad WHAT 'VALUE'", the form every value error takes.
 absl::Status BadValue(absl::string_view what, absl::string_view value);
