@@ -109,6 +109,9 @@ int Main(int argc, char** argv) {
   app.add_option("--state", state_file, "the model, written at the end");
   app.add_flag("--verify-only", verify_only,
                "load --state and only verify the region on --device");
+  std::string mix;
+  app.add_option("--mix", mix,
+                 "operation weights, e.g. write4k=60,read=40 (README)");
   app.add_flag("--no-discard", no_discard, "no Discard");
   app.add_flag("--no-write-zeroes", no_write_zeroes, "no Write Zeroes");
   app.add_flag("--init,!--no-init", init, "write the region once first");
@@ -117,6 +120,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return e.get_exit_code() == 0 ? app.exit(e) : Fail(e.what());
   }
+  if (const std::string e = ParseMix(mix, &c.mix); !e.empty()) return Fail(e);
   std::string command;
   for (int i = 0; i < argc; ++i)
     command += (i ? " " : "") + std::string(argv[i]);

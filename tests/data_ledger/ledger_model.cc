@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstring>
+#include <utility>
 
 namespace pathwise::ledger {
 namespace {
@@ -91,6 +93,52 @@ Decoded Decode(uint64_t run, uint64_t block, const std::byte* in) {
     d.kind = Decoded::Kind::kValid;
   }
   return d;
+}
+
+std::string ParseMix(std::string_view text, Mix* mix) {
+  Mix m = *mix;
+  const std::pair<std::string_view, int*> fields[] = {
+      {"read", &m.read},
+      {"write4k", &m.write4k},
+      {"write64k", &m.write64k},
+      {"write_large", &m.write_large},
+      {"fua", &m.fua},
+      {"flush", &m.flush},
+      {"write_zeroes", &m.write_zeroes},
+      {"discard", &m.discard}};
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+    const size_t eq = item.find('=');
+    const std::string_view name = item.substr(0, eq);
+    int* field = nullptr;
+    for (const auto& [n, f] : fields) {
+      if (n == name) field = f;
+    }
+    if (field == nullptr || eq == std::string_view::npos) {
+      return "--mix: \"" + std::string(item) +
+             "\" is not NAME=WEIGHT with NAME one of read, write4k, "
+             "write64k, write_large, fua, flush, write_zeroes, discard";
+    }
+    const std::string_view value = item.substr(eq + 1);
+    int w = 0;
+    const auto [end, ec] =
+        std::from_chars(value.data(), value.data() + value.size(), w);
+    if (value.empty() || ec != std::errc() ||
+        end != value.data() + value.size() || w < 0 || w > 1000) {
+      return "--mix: the weight of " + std::string(name) +
+             " must be 0..1000, not \"" + std::string(value) + "\"";
+    }
+    *field = w;
+  }
+  if (m.read + m.write4k + m.write64k + m.write_large + m.fua + m.flush +
+          m.write_zeroes + m.discard ==
+      0) {
+    return "--mix: every weight is 0";
+  }
+  *mix = m;
+  return "";
 }
 
 const char* VerdictName(Verdict v) {

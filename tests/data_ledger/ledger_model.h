@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -66,6 +67,16 @@ enum class Verdict : uint8_t {
   kMisplaced,  // a block written for another place
 };
 const char* VerdictName(Verdict v);
+
+// The operations' relative weights.
+struct Mix {
+  int read = 40, write4k = 20, write64k = 12, write_large = 4, fua = 6,
+      flush = 4, write_zeroes = 3, discard = 3;
+};
+// Sets the weights named in `text` ("write4k=60,read=40": names as in Mix,
+// each 0..1000) and leaves the others. Returns "" or what is wrong; on an
+// error *mix is unchanged.
+std::string ParseMix(std::string_view text, Mix* mix);
 std::string Describe(const Value& v);
 std::string Describe(const Decoded& d);
 

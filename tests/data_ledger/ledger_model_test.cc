@@ -119,5 +119,26 @@ TEST(LedgerModelTest, StateRoundTrip) {
   EXPECT_EQ(back.Check(0, kZeroes), Verdict::kLost);
 }
 
+TEST(LedgerMixTest, ParsesNamedWeightsAndKeepsTheRest) {
+  Mix m;
+  EXPECT_EQ(ParseMix("write4k=60,read=0", &m), "");
+  EXPECT_EQ(m.write4k, 60);
+  EXPECT_EQ(m.read, 0);
+  EXPECT_EQ(m.write64k, Mix{}.write64k);
+  EXPECT_EQ(ParseMix("", &m), "");
+  EXPECT_EQ(m.write4k, 60);
+}
+
+TEST(LedgerMixTest, RejectsBadInputAndLeavesTheMix) {
+  for (const char* bad : {"reads=1", "read", "read=", "read=-1", "read=1001",
+                          "read=1x", "read=1,,",
+                          "read=0,write4k=0,write64k=0,write_large=0,fua=0,"
+                          "flush=0,write_zeroes=0,discard=0"}) {
+    Mix m;
+    EXPECT_NE(ParseMix(bad, &m), "") << bad;
+    EXPECT_EQ(m.read, Mix{}.read) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace pathwise::ledger

@@ -19,11 +19,6 @@
 
 namespace pathwise::ledger {
 
-struct Mix {  // relative weights
-  int read = 40, write4k = 20, write64k = 12, write_large = 4, fua = 6,
-      flush = 4, write_zeroes = 3, discard = 3;
-};
-
 struct Config {
   std::string device;
   uint64_t offset = 0;  // bytes, a multiple of kBlock

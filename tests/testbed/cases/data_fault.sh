@@ -29,6 +29,16 @@ MiB=$((1 << 20))
 L_OFF=0 L_SIZE=$((16 * MiB)) F_OFF=$((64 * MiB)) F_SIZE=$((8 * MiB))
 # Ghost writes need the same blocks written again within seconds.
 [[ $fault == ghost* ]] && L_SIZE=$((256 << 10))
+# A stalled path's writes land late only if their data reached the
+# target: up to 16 KiB travels in the command capsule (nvmet-tcp's
+# default), a larger write's data only after the target's R2T, which
+# crosses back once the command is through, and never on a connection
+# cut off first. So the stall gets mostly 4 KiB writes, and few writes
+# over the whole region, so that a late write's blocks are read (a
+# whole-region read is one in twelve operations) before they are written
+# again.
+L_MIX=""
+[[ $fault == ghost_stall ]] && L_MIX=write4k=100,write64k=4,write_large=0
 
 if [[ $TB_MULTIPATH == on ]]; then
   mode=kernel
@@ -111,18 +121,24 @@ fault_ghost_reset() {
   wait "$rp"
   sleep 5
 }
-# The same stall without a reset, twice: only --io-timeout (2 s) sees it.
-# 5 s: the writes held there land 3 s after --io-timeout, time enough for
-# the application to write most of the 64 blocks again. A late write the
-# ledger does not read before its block is written again leaves no trace,
-# hence two rounds (and round-robin in the seeded-defect case, so that
-# half of the writes in flight are held).
+# The same stall without a reset, four rounds: only --io-timeout (2 s)
+# sees it. 4 s: under the keep-alive timeout (5 s), so the controller
+# stays live and the held commands complete late. 6 s: over it, so the
+# host's error recovery cuts them off and the write fence applies. (At
+# 5 s the keep-alive's round trip against its timeout decided which of
+# the two a round got.) A write held there that reaches the target after
+# it was retried elsewhere lands over what the application wrote since
+# (with the seeded defect, in the runs so far, mostly when the stall
+# ends, carrying what its buffer holds by then). One round shows that to
+# the ledger in half to nearly all runs, depending on the round, hence
+# four. Round-robin in the seeded-defect case holds half of the writes in
+# flight.
 fault_ghost_stall() {
-  local round
-  for round in 1 2; do
+  local delay
+  for delay in 4 6 4 4; do
     sleep 3
-    tc qdisc add dev tbh0 root netem delay 5s limit 100000 || return 1
-    sleep 11
+    tc qdisc add dev tbh0 root netem delay "${delay}s" limit 100000 || return 1
+    sleep $((delay + 6))
     tc qdisc del dev tbh0 root
   done
   sleep 5
@@ -211,7 +227,7 @@ fi
 # ---------------------------------------------------------------- the run
 seed=${TB_LEDGER_SEED:-$RANDOM$RANDOM}
 rm -f "$TB_OUT/stop"
-"$ledger" --device "$dev" --offset "$L_OFF" --size "$L_SIZE" --jobs 8 --seed "$seed" \
+"$ledger" --device "$dev" --offset "$L_OFF" --size "$L_SIZE" --jobs 8 --seed "$seed" ${L_MIX:+--mix "$L_MIX"} \
   --stop-file "$TB_OUT/stop" --verify-retry-seconds "$([[ $fault == sigkill ]] && echo 2 || echo 40)" \
   --report "$TB_OUT/ledger.json" --state "$TB_OUT/ledger.state" >"$TB_OUT/ledger.txt" \
   2>"$TB_OUT/ledger.err" &
