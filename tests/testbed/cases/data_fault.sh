@@ -128,11 +128,11 @@ fault_ghost_reset() {
 # 5 s the keep-alive's round trip against its timeout decided which of
 # the two a round got.) A write held there that reaches the target after
 # it was retried elsewhere lands over what the application wrote since
-# (with the seeded defect, in the runs so far, mostly when the stall
-# ends, carrying what its buffer holds by then). One round shows that to
-# the ledger in half to nearly all runs, depending on the round, hence
-# four. Round-robin in the seeded-defect case holds half of the writes in
-# flight.
+# (with the seeded defect it carries what its buffer holds when it lands,
+# as the buffer went back to the application: the ledger finds misplaced
+# and foreign blocks). One round shows that to the ledger in half to
+# nearly all runs, depending on the round, hence four. Round-robin in the
+# seeded-defect case holds half of the writes in flight.
 fault_ghost_stall() {
   local delay
   for delay in 4 6 4 4; do
