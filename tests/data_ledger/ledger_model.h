@@ -67,6 +67,8 @@ enum class Verdict : uint8_t {
   kMisplaced,  // a block written for another place
 };
 const char* VerdictName(Verdict v);
+std::string Describe(const Value& v);
+std::string Describe(const Decoded& d);
 
 // The operations' relative weights.
 struct Mix {
@@ -77,8 +79,6 @@ struct Mix {
 // each 0..1000) and leaves the others. Returns "" or what is wrong; on an
 // error *mix is unchanged.
 std::string ParseMix(std::string_view text, Mix* mix);
-std::string Describe(const Value& v);
-std::string Describe(const Decoded& d);
 
 class Model {
  public:
