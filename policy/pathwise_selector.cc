@@ -57,15 +57,9 @@ void PathwiseSelector::StartDrain() {
     // A busy path that shows a queue and was not empty once in
     // kBaseWindows ticks: its unloaded latency is only what its loads
     // showed, the queue included. (Without a queue shown, draining it
-    // would only send its I/Os to slower paths for a while.) Not one deep
-    // past its knee: draining it stops its share of new I/O for as long as
-    // its queue takes to clear (seconds, with hundreds of I/Os of 1 MiB),
-    // its I/Os pile onto the other paths and become the run's tail, and it
-    // is chosen by its rate (ExpectedDelay), not by the unloaded latency
-    // the drain would measure.
-    const bool never_empty = p.queued && p.lone_age > kBaseWindows &&
-                             table_.inflight(i) > 0 &&
-                             !Deep(p, table_.inflight(i));
+    // would only send its I/Os to slower paths for a while.)
+    const bool never_empty =
+        p.queued && p.lone_age > kBaseWindows && table_.inflight(i) > 0;
     if (!never_empty) {
       if (*std::min_element(p.mins.begin(), p.mins.end()) != kNone) continue;
       // Past its knee a path serves at its capacity: only a rate well below

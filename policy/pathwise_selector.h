@@ -87,9 +87,8 @@
 // is drained, like BBR's ProbeRTT: no new I/O until it is empty, then one
 // probe, whose latency is its new base. So is a busy path that was not
 // empty once in kBaseWindows ticks: its unloaded latency would otherwise
-// be only what its queued loads showed; unless it is deep past its knee
-// (Deep), which would take long to drain while every new I/O waits on
-// the other paths. One path at a time, never the only candidate.
+// be only what its queued loads showed. One path at a time, never the
+// only candidate.
 //
 // Every `window_ns` (Tick) each path's window of completions, usability
 // and failovers also feed a scoring::HeadScorer (the agent's scoring
@@ -133,9 +132,6 @@ class PathwiseSelector final : public Selector {
   // its base when its rate fell below 1/kDrainRateDrop of its highest at
   // the last kBaseWindows ticks.
   static constexpr double kDrainRateDrop = 2;
-  // A path that shows a queue and holds more than kDeepKnees times its
-  // knee in flight is deep past it (Deep).
-  static constexpr double kDeepKnees = 4;
   // Load levels (in-flight counts 1, 2-3, 4-7, ...) with a mean latency
   // each, and the completions a level needs before it counts.
   static constexpr int kLoadLevels = 24;
@@ -356,28 +352,12 @@ class PathwiseSelector final : public Selector {
   // the same throughput, since every path stays busy, but its I/Os are the
   // tail. The capacity is at least the knee's worth of I/Os per unloaded
   // latency (Little's law), so a path whose rate lags its load is not
-  // shunned; but not on a path deep past its knee, which serves at its
-  // capacity, so that its rate is the capacity. There the knee overstates
-  // it: read from completions that left a shorter queue than the path
-  // holds by then, it swung from 0.2 to 23 I/Os on a path of 200 I/Os a
-  // second holding hundreds, and each high reading sent it up to ten times
-  // the I/Os it could serve, which became the run's p99 and p999.
+  // shunned.
   static double ExpectedDelay(const PathState& p, int inflight) {
     const double unloaded_ns = Unloaded(p);
     const double per_s =
-        Deep(p, inflight) && p.rate > 0
-            ? p.rate
-            : std::max(p.rate, std::max(p.in_service, 1.0) * 1e9 / unloaded_ns);
+        std::max(p.rate, std::max(p.in_service, 1.0) * 1e9 / unloaded_ns);
     return std::max(unloaded_ns, (inflight + 1) * 1e9 / per_s);
-  }
-  // Whether `p`, with `inflight` I/Os on it, is deep past its knee: it
-  // shows a queue and holds more than kDeepKnees knees. (Not judged by its
-  // rate x unloaded latency: an unloaded latency from before a path's
-  // round trip grew, as the testbed's datapath sees its first I/Os before
-  // netem's delays, made a path of 4 I/Os read as deep and lose its I/O to
-  // a path six times slower.)
-  static bool Deep(const PathState& p, int inflight) {
-    return p.queued && inflight > kDeepKnees * std::max(p.in_service, 1.0);
   }
   int LeastExpectedDelay() const {
     int best = kNoPath;
