@@ -31,6 +31,7 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
   }
   absl::Cleanup destroy = [&] { pathwise_block__destroy(skel); };
 
+  KeepSettingsUnmapped(skel->maps.rodata);
   for (size_t i = 0; i < layout.op_class.size(); ++i) {
     skel->rodata->op_class[i] = static_cast<__u8>(layout.op_class[i]);
   }
@@ -46,10 +47,10 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
                            std::max<uint32_t>(options.hctx_slots, 1));
   bpf_map__set_max_entries(skel->maps.pw_hctx_slot,
                            options.hctx_slots > 0 ? options.max_devices : 1);
-  // pw_start: sets of PW_START_WAYS ways, a power of two of them (the
-  // programs mask the index), max_inflight ways in all, rounded up.
+  // pw_start: lines of PW_START_SLOTS slots, a power of two of them (the
+  // programs mask the index), max_inflight slots in all, rounded up.
   const uint32_t start_sets = std::bit_ceil(std::max<uint32_t>(
-      (options.max_inflight + PW_START_WAYS - 1) / PW_START_WAYS, 1));
+      (options.max_inflight + PW_START_SLOTS - 1) / PW_START_SLOTS, 1));
   skel->rodata->start_set_mask = start_sets - 1;
   bpf_map__set_max_entries(skel->maps.pw_start, start_sets);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);

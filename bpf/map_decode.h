@@ -88,7 +88,7 @@ struct BlockMaps {
   uint64_t dropped_path_map_full = 0;       // by the block programs
   uint64_t dropped_nvme_path_map_full = 0;  // by the nvme program
   uint64_t dropped_hctx = 0;             // counted in pw_io, in no pw_hctx slot
-  uint64_t dropped_start_collision = 0;  // every way of the set taken
+  uint64_t dropped_start_collision = 0;  // every slot of the line taken
   // Fallbacks taken (see the top of this file).
   uint64_t bad_names = 0;
   uint64_t unknown_ops = 0;
@@ -177,7 +177,7 @@ struct BlockSample {
   uint64_t start_from_kernel = 0;  // latencies from rq->io_start_time_ns
   uint64_t start_from_own = 0;     // latencies from pathwise's own stamp
   uint64_t dropped_start_map_full = 0;
-  uint64_t dropped_start_collision = 0;  // every way of the set taken
+  uint64_t dropped_start_collision = 0;  // every slot of the line taken
   uint64_t dropped_no_start_time = 0;
   uint64_t dropped_io_map_full = 0;
   uint64_t dropped_path_map_full = 0;       // by the block programs

@@ -31,6 +31,7 @@ absl::StatusOr<std::unique_ptr<NvmeObject>> NvmeObject::Load(
         absl::StrCat("opening the nvme BPF object: ", Errno(errno)));
   }
   absl::Cleanup destroy = [&] { pathwise_nvme__destroy(skel); };
+  KeepSettingsUnmapped(skel->maps.rodata);
   skel->rodata->request_size = layout.request_size;
   skel->rodata->nvme_retries_off = layout.retries_offset;
   skel->rodata->nvme_status_shift =

@@ -26,6 +26,10 @@ std::string LogTail(const std::string& log, size_t lines = 12) {
 
 std::string Errno(int err) { return strerror(err < 0 ? -err : err); }
 
+void KeepSettingsUnmapped(bpf_map* rodata) {
+  bpf_map__set_map_flags(rodata, bpf_map__map_flags(rodata) & ~BPF_F_MMAPABLE);
+}
+
 absl::Status LoadError(const std::string& what, int err, const char* log) {
   const std::string verifier_log(log ? log : "");
   if ((err == -EPERM || err == -EACCES) && verifier_log.empty()) {

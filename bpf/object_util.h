@@ -38,6 +38,16 @@ std::string Errno(int err);
 // is reported as missing privileges.
 absl::Status LoadError(const std::string& what, int err, const char* log);
 
+// Keeps an object's settings map (.rodata), before load, out of the
+// vmalloc area: libbpf makes it mmap-able, which vmalloc-allocates it
+// (4 KiB pages), where a small unmappable array is kmalloc-allocated in
+// the kernel's direct map. The programs read it at every I/O; on the
+// benchmark host its page cost ~10 ns per run in the issue program
+// (bench/results/bpf_own_stamp_ab.txt). pathwise writes the settings only
+// before load: after it, libbpf sets the skeleton's pointer to an
+// unmappable map to NULL.
+void KeepSettingsUnmapped(bpf_map* rodata);
+
 template <typename Info>
 absl::StatusOr<Info> GetInfo(int fd) {
   Info info = {};

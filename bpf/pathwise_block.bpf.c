@@ -43,13 +43,10 @@ const volatile bool queues = false;
 const volatile __u32 hctx_slots = 1;
 
 /* Own issue stamps, only for requests whose queue does not stamp
- * rq->io_start_time_ns: a set-associative array (struct pw_start_set,
- * PW_START_WAYS ways per set) instead of a hash keyed by request address,
- * so that a stamp costs an inlined array lookup and a few loads from one
- * 64-byte set. The set is given by the request's tag within its hardware
- * context; the way by the request's id (disk, context, tag), which every
- * way stores bound to its stamp, so a completion only ever takes its own
- * request's stamp. start_set_mask is
+ * rq->io_start_time_ns: lines of one-word slots (struct pw_start_line,
+ * pathwise_bpf.h) instead of a hash keyed by request address, so that a
+ * stamp costs an inlined array lookup and, as a rule, one load and one
+ * store of its home slot at issue and at completion. start_set_mask is
  * pw_start's max_entries - 1 (a power of two), set by userspace. */
 const volatile __u32 start_set_mask = 0;
 
@@ -57,7 +54,7 @@ struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, 1);
   __type(key, __u32);
-  __type(value, struct pw_start_set);
+  __type(value, struct pw_start_line);
 } pw_start SEC(".maps");
 
 struct {
@@ -70,71 +67,74 @@ struct {
 
 static const struct pw_io_val pw_zero_io;
 
-/* Writes rq's stamp in way w. Plain stores, in either order: a reader
- * that sees one word of this stamp and one of the way's previous one finds
- * a pair that names no request (pathwise_bpf.h). */
-static __always_inline void pw_way_put(struct pw_start_way *w, __u64 id,
-                                       __u64 ts) {
-  w->tagged = id ^ PW_START_MIX(ts);
-  w->ns = ts;
+/* Whether slot word `cur` holds the stamp of the request checked `chk`. */
+static __always_inline bool pw_slot_is(__u64 cur, __u64 chk) {
+  return cur && (cur >> PW_START_TS_BITS) == chk;
 }
 
-/* Whether way w holds request id's stamp; its stamp in *ns. */
-static __always_inline bool pw_way_is(struct pw_start_way *w, __u64 id,
-                                      __u64 *ns) {
-  __u64 t = w->ns;
-  if (!t || (w->tagged ^ PW_START_MIX(t)) != id) return false;
-  *ns = t;
-  return true;
-}
-
-/* Stores request id's issue stamp in its set: in its own way if it has one
- * (a requeued request is issued again), else in a free way, else in a way
- * whose stamp is older than PW_START_STALE_NS. Counts a start that finds
- * none as PW_CNT_DROP_START_COLLISION. Two CPUs that take one free way at
- * once (only requests whose sets collide, issued in the same instant) both
- * write it; one stamp is left, whole or detectably mixed, and the other
- * request's completion counts no_start_time. */
-static __always_inline void pw_start_put(struct pw_start_set *set, __u64 id,
-                                         __u64 ts) {
-  __u64 then;
+/* Stores stamp word w of the request checked chk in line l: in its home
+ * slot if that is free or already its own (a requeued request is issued
+ * again), else in the slot of the line that holds its stamp, else in a
+ * free one, else in one whose stamp is older than PW_START_STALE_NS.
+ * Counts a start that finds none as PW_CNT_DROP_START_COLLISION. Two CPUs
+ * that take one free slot at once (only requests whose lines collide,
+ * issued in the same instant) both write it; one word is left whole, and
+ * the other request's completion counts no_start_time. A request whose
+ * stamp went elsewhere (its home slot was taken) and that is issued again
+ * once its home slot is free leaves the older word behind, in its line,
+ * until a start takes it as stale. */
+static __always_inline void pw_start_put(struct pw_start_line *l, __u32 home,
+                                         __u64 chk, __u64 w) {
+  __u64 cur = l->slot[home & (PW_START_SLOTS - 1)];
+  __u64 age;
   __u32 i;
+
+  if (!cur || (cur >> PW_START_TS_BITS) == chk) {
+    l->slot[home & (PW_START_SLOTS - 1)] = w;
+    return;
+  }
 #pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    if (pw_way_is(&set->way[i], id, &then)) {
-      pw_way_put(&set->way[i], id, ts);
+  for (i = 0; i < PW_START_SLOTS; i++) {
+    if (pw_slot_is(l->slot[i], chk)) {
+      l->slot[i] = w;
       return;
     }
   }
 #pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    if (!set->way[i].ns) {
-      pw_way_put(&set->way[i], id, ts);
+  for (i = 0; i < PW_START_SLOTS; i++) {
+    if (!l->slot[i]) {
+      l->slot[i] = w;
       return;
     }
   }
 #pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    then = set->way[i].ns;
-    if (ts > then && ts - then > PW_START_STALE_NS) {
-      pw_way_put(&set->way[i], id, ts);
+  for (i = 0; i < PW_START_SLOTS; i++) {
+    age = (w - l->slot[i]) & PW_START_TS_MASK;
+    if (age > PW_START_STALE_NS && age < (1ULL << (PW_START_TS_BITS - 1))) {
+      l->slot[i] = w;
       return;
     }
   }
   pw_cnt_inc(PW_CNT_DROP_START_COLLISION);
 }
 
-/* Request id's issue stamp, taken out of its set (the way freed); 0 if its
- * set holds none for it. */
-static __always_inline __u64 pw_start_take(struct pw_start_set *set,
-                                           __u64 id) {
-  __u64 ns;
+/* The stamp word of the request checked chk, taken out of line l (its slot
+ * freed); 0 if the line holds none. */
+static __always_inline __u64 pw_start_take(struct pw_start_line *l, __u32 home,
+                                           __u64 chk) {
+  __u64 cur = l->slot[home & (PW_START_SLOTS - 1)];
   __u32 i;
+
+  if (pw_slot_is(cur, chk)) {
+    l->slot[home & (PW_START_SLOTS - 1)] = 0;
+    return cur;
+  }
 #pragma unroll
-  for (i = 0; i < PW_START_WAYS; i++) {
-    if (pw_way_is(&set->way[i], id, &ns)) {
-      set->way[i].ns = 0;
-      return ns;
+  for (i = 0; i < PW_START_SLOTS; i++) {
+    cur = l->slot[i];
+    if (pw_slot_is(cur, chk)) {
+      l->slot[i] = 0;
+      return cur;
     }
   }
   return 0;
@@ -227,8 +227,8 @@ static __always_inline struct pw_io_val *pw_io_slot_of(
     const struct pw_io_key *k, const struct pw_disk_key *dk,
     struct gendisk *disk) {
   __u64 devop = PW_IO_DEVOP(k->dev, k->op);
-  __u32 h = k->dev * 0x9E3779B1U ^ (__u32)k->seq * 0x85EBCA77U ^
-            k->op * 0xC2B2AE3DU;
+  __u32 h =
+      k->dev * 0x9E3779B1U ^ (__u32)k->seq * 0x85EBCA77U ^ k->op * 0xC2B2AE3DU;
   __u32 idx = (h ^ (h >> 15)) & io_slot_mask;
   struct pw_io_owner *o = bpf_map_lookup_elem(&pw_io_owner, &idx);
 

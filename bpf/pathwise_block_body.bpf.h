@@ -9,17 +9,18 @@
  * No include guard on purpose.
  */
 
-/* rq's pw_start set and its id (PW_START_ID): its tag within its hardware
- * context (the I/O scheduler's tag when the queue has one: the request
- * structure belongs to that tag for its life, while its driver tag may
- * change when it is requeued), its context's number and its disk. The set
- * is the tag plus a hash of (disk, context number), so that the contexts'
- * tag ranges spread over the sets. All are fixed while the request is in
- * flight, so issue and completion find the same set and id. (Not the
- * request's address: the verifier allows no arithmetic on the tp_btf
- * flavour's pointers.) */
-static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
-    struct request *rq, __u32 dev, __u64 *id) {
+/* rq's pw_start line, its home slot (the low bits of *home) and the check
+ * of its id (PW_START_ID): its tag within its hardware context (the I/O
+ * scheduler's tag when the queue has one: the request structure belongs
+ * to that tag for its life, while its driver tag may change when it is
+ * requeued), its context's number and its disk. Its position is the tag
+ * plus a hash of (disk, context number), so that the contexts' tag ranges
+ * spread over the lines. All are fixed while the request is in flight, so
+ * issue and completion find the same slot and check. (Not the request's
+ * address: the verifier allows no arithmetic on the tp_btf flavour's
+ * pointers.) */
+static __always_inline struct pw_start_line *PW_SFX(pw_start_line_of)(
+    struct request *rq, __u32 dev, __u32 *home, __u64 *chk) {
   struct request___mq *mrq = (struct request___mq *)rq;
   struct blk_mq_hw_ctx *h = PW_RD(mrq, mq_hctx);
   __u32 num = h ? PW_RD(h, queue_num) : 0;
@@ -27,8 +28,9 @@ static __always_inline struct pw_start_set *PW_SFX(pw_start_set_of)(
   __u32 idx;
 
   if (tag < 0) tag = PW_RD(mrq, tag);
-  *id = PW_START_ID(dev, num, (__u32)tag);
-  idx = PW_START_SET(dev, num, tag) & start_set_mask;
+  *chk = PW_START_CHECK(PW_START_ID(dev, num, (__u32)tag));
+  *home = PW_START_POS(dev, num, tag);
+  idx = (*home / PW_START_SLOTS) & start_set_mask;
   return bpf_map_lookup_elem(&pw_start, &idx);
 }
 
@@ -52,10 +54,10 @@ static __always_inline __u64 PW_SFX(pw_issue_now)(void) {
 
 static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   struct request_queue *q = PW_RD(rq, q);
-  struct pw_start_set *set;
+  struct pw_start_line *line;
   struct gendisk *disk;
-  __u64 id;
-  __u32 cls;
+  __u64 chk;
+  __u32 cls, home;
 
   if (!q) return 0;
   disk = PW_RD(q, disk);
@@ -67,13 +69,13 @@ static __always_inline int PW_SFX(pw_on_issue)(struct request *rq) {
   if (!force_own_start && cls != PW_OP_PASSTHRU &&
       (PW_RD(q, queue_flags) & (1UL << queue_flag_stats_bit)))
     return 0;
-  set = PW_SFX(pw_start_set_of)(
-      rq, PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor)), &id);
-  if (!set) {
+  line = PW_SFX(pw_start_line_of)(
+      rq, PW_MKDEV(PW_RD(disk, major), PW_RD(disk, first_minor)), &home, &chk);
+  if (!line) {
     pw_cnt_inc(PW_CNT_DROP_START_FULL);
     return 0;
   }
-  pw_start_put(set, id, PW_SFX(pw_issue_now)());
+  pw_start_put(line, home, chk, PW_START_WORD(chk, PW_SFX(pw_issue_now)()));
   return 0;
 }
 
@@ -149,10 +151,17 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
 
   own = force_own_start || cls == PW_OP_PASSTHRU ||
         !(PW_RD(rq, rq_flags) & rqf_stats_mask);
+  now = bpf_ktime_get_ns();
   if (own) {
-    __u64 id;
-    struct pw_start_set *set = PW_SFX(pw_start_set_of)(rq, dev, &id);
-    if (set) start = pw_start_take(set, id);
+    struct pw_start_line *line;
+    __u64 chk, w = 0;
+    __u32 home;
+
+    line = PW_SFX(pw_start_line_of)(rq, dev, &home, &chk);
+    if (line) w = pw_start_take(line, home, chk);
+    /* The word keeps the stamp's low bits: the stamp is now less their
+     * age (a latency below 2^40 ns). */
+    if (w) start = now - ((now - w) & PW_START_TS_MASK);
   } else {
     start = PW_RD(rq, io_start_time_ns);
   }
@@ -177,7 +186,6 @@ static __always_inline int PW_SFX(pw_on_complete)(struct request *rq, int error,
     return 0;
   }
 
-  now = bpf_ktime_get_ns();
   lat = now > start ? now - start : 0;
   v = pw_io_entry(&k, &dk, disk);
   if (!v) {

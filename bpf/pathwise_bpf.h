@@ -138,44 +138,63 @@ struct pw_io_owner {
 #define PW_IO_DEVOP(dev, op) (((__u64)(dev) << 32) | (__u64)(op))
 
 /* Own issue stamps (pw_start, for requests whose queue does not stamp
- * rq->io_start_time_ns): a set-associative array. A request's set is
- * chosen by its tag within its hardware context (see pw_start_set_of in
- * pathwise_block_body.bpf.h); each of the set's ways holds one request's
- * stamp, ns 0 = free. A set is 64 bytes, a line's worth; it is one line
- * only where the array's values start line-aligned (on 6.18 they start
- * 312 bytes into struct bpf_array, so a set spans two lines; page-aligning
- * them with BPF_F_MMAPABLE measured no different:
- * bench/results/bpf_own_stamp_ab.txt).
+ * rq->io_start_time_ns): an array of 64-byte lines of PW_START_SLOTS
+ * 8-byte slots, each one request's stamp word, 0 = free. A request's
+ * position (PW_START_POS) is its tag plus a hash of its disk and hardware
+ * context (see pw_start_line_of in pathwise_block_body.bpf.h): the
+ * requests of one context fill consecutive slots, eight to a line, and
+ * a request's home slot is its position's. A word binds the low
+ * PW_START_TS_BITS bits of the stamp to PW_START_CHECK_BITS bits of a
+ * hash of the request's id, so one aligned 8-byte store or load moves a
+ * whole stamp (no compare-and-swap, no word of one stamp read with
+ * another's) and a completion takes only a word whose check is its own
+ * request's: another request's, in flight in the same line, has the same
+ * check by a 2^-24 chance. The stamp's high bits are the completion's:
+ * a latency is the low bits' difference, modulo 2^40 ns (18.3 minutes).
+ * (Against the 4-way sets of 16-byte ways, a set per tag, that this
+ * replaced: a line per eight requests instead of one or two lines per
+ * request, and ~10 ns less per own stamp,
+ * bench/results/bpf_own_stamp_ab.txt.)
  *
  * A request is named by its id, (dev_t << 32 | hardware context << 16 |
  * tag): while it is in flight no other request has its tag in that
  * context (tags stay below BLK_MQ_MAX_DEPTH, 10240, and context numbers
- * below the CPU count, so 16 bits hold each). A way stores the id bound to the
- * stamp, tagged = id ^ PW_START_MIX(ns), so that ways need no compare-and-swap:
- * a way read while another CPU writes it mixes the words of two stamps, and a
- * mixed (tagged, ns) pair names no request in flight (the mix is a 64-bit odd
- * multiply, so two stamps' words give one id only by a 2^-48 chance). */
-#define PW_START_WAYS 4
-struct pw_start_way {
-  __u64 tagged; /* the request's id ^ PW_START_MIX(ns) */
-  __u64 ns;     /* issue stamp, bpf_ktime_get_ns(); 0 = free */
+ * below the CPU count, so 16 bits hold each). */
+#define PW_START_SLOTS 8
+struct pw_start_line {
+  __u64 slot[PW_START_SLOTS]; /* PW_START_WORD(check, ns); 0 = free */
 };
-struct pw_start_set {
-  struct pw_start_way way[PW_START_WAYS];
-};
-#define PW_START_MIX(ns) ((__u64)(ns)*0x9E3779B97F4A7C15ULL)
-/* The set of (dev, hardware context number, tag), masked by the caller. */
-#define PW_START_SET(dev, hctx, tag)                                \
-  ((((__u32)(dev)) * 0x9E3779B1U ^ ((__u32)(hctx)) * 0x85EBCA77U) + \
+#define PW_START_TS_BITS 40
+#define PW_START_CHECK_BITS (64 - PW_START_TS_BITS)
+#define PW_START_TS_MASK ((1ULL << PW_START_TS_BITS) - 1)
+#define PW_START_CHECK(id) \
+  (((__u64)(id)*0x9E3779B97F4A7C15ULL) >> PW_START_TS_BITS)
+/* Never 0: the stamp's lowest bit is set (1 ns at most). */
+#define PW_START_WORD(check, ns)          \
+  (((__u64)(check) << PW_START_TS_BITS) | \
+   (((__u64)(ns) | 1) & PW_START_TS_MASK))
+/* The position of (dev, hardware context number, tag): line
+ * pos / PW_START_SLOTS (masked by the caller), home slot
+ * pos % PW_START_SLOTS. The contexts' offsets are the high half of a
+ * 64-bit product, which every bit of dev and context moves (a 32-bit
+ * product's low bits keep its factors' trailing zeros: it put every
+ * disk of minor 0, dev_t major << 20, at the same offset). */
+#define PW_START_POS(dev, hctx, tag)                          \
+  ((__u32)(((((__u64)(dev) << 16) | ((__u64)(hctx)&0xffff)) * \
+            0x9E3779B97F4A7C15ULL) >>                         \
+           32) +                                              \
    (__u32)(tag))
 #define PW_START_ID(dev, hctx, tag)                        \
   (((__u64)(dev) << 32) | ((__u64)((hctx)&0xffff) << 16) | \
    (__u64)((tag)&0xffff))
-/* A way whose stamp is older than this (the histogram's last finite
- * bound, 68.7 s) may be taken by a start that finds no other way: its
- * request's completion was never seen (a run the kernel skipped), or the
- * request is stuck that long, and then its completion counts
- * no_start_time instead of a latency. */
+/* A slot whose stamp is older than this (the histogram's last finite
+ * bound, 68.7 s) may be taken by a start that finds no other slot in its
+ * line: its request's completion was never seen (a run the kernel
+ * skipped), or the request is stuck that long, and then its completion
+ * counts no_start_time instead of a latency. Ages are read modulo 2^40
+ * ns, and one of 2^39 ns or more as a stamp from the future (another
+ * CPU's, a moment after this start's): such an orphan is taken over in
+ * 68.7 s to 9.2 minutes of every 18.3. */
 #define PW_START_STALE_NS (1ULL << PW_HIST_MAX_SHIFT)
 
 /* NVMe status classes for non-zero statuses, by Status Code Type (bits
@@ -200,7 +219,7 @@ struct pw_path_val {
 
 /* Kernel-side event counters (single per-CPU array slot). */
 enum pw_counter {
-  /* own issue stamp: pw_start set not found (cannot happen with its
+  /* own issue stamp: pw_start line not found (cannot happen with its
    * masked index; kept so that the reason keeps its series) */
   PW_CNT_DROP_START_FULL = 0,
   PW_CNT_DROP_NO_START = 1,       /* completion without any start time */
@@ -210,8 +229,8 @@ enum pw_counter {
   /* `queues`: a completion counted in pw_io but in no pw_hctx slot (no
    * slots left, or its hardware context beyond the disk's range). */
   PW_CNT_DROP_HCTX = 5,
-  /* own issue stamp not stored: every way of the request's pw_start set
-   * held another request's stamp, none stale */
+  /* own issue stamp not stored: every slot of the request's pw_start
+   * line held another request's stamp, none stale */
   PW_CNT_DROP_START_COLLISION = 6,
   PW_CNT_COUNT = 7,
 };

@@ -202,8 +202,8 @@ enum class DropReason : uint8_t {
   kPathMapFull,       // per-path map full
   kRecursion,         // program not run: nested on the same CPU
                       // (bpf_prog_info.recursion_misses)
-  kStartCollision,    // own issue timestamp not stored: every way of the
-                      // request's set held another live request's stamp
+  kStartCollision,    // own issue timestamp not stored: every slot of the
+                      // request's line held another live request's stamp
 };
 inline constexpr size_t kDropReasonCount = 6;
 inline constexpr std::array<DropReason, kDropReasonCount> kAllDropReasons = {

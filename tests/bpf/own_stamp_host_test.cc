@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host tests of the own issue stamps (label `bpf`): pw_start is a
-// set-associative array whose ways other requests share, so these tests
-// fill ways with other requests' stamps from userspace and check that a
-// request stamps and finds its own way in its own set (exact counts, no
-// latency taken from another request's stamp, the other ways untouched),
-// that a set with every way live counts each start it cannot take as
-// start_collision, and that a way whose stamp is older than
+// Host tests of the own issue stamps (label `bpf`): pw_start is an array of
+// lines whose slots other requests share, so these tests fill slots with
+// other requests' stamps from userspace and check that a request stamps
+// and finds its own slot in its own line (exact counts, no latency taken
+// from another request's stamp, the other slots untouched), that a line
+// with every slot live counts each start it cannot take as
+// start_collision, and that a slot whose stamp is older than
 // PW_START_STALE_NS is taken over. See sampler_host_fixture.h.
 #include <bpf/bpf.h>
 #include <gtest/gtest.h>
@@ -32,14 +32,24 @@ uint64_t MonotonicNs() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-// An id no request has (dev_t 0 is no disk's), unique per (set, way).
-uint64_t ForeignId(uint32_t set, uint32_t way) {
-  return uint64_t{set} * PW_START_WAYS + way + 1;
-}
-
-// Way contents: request `id`'s stamp taken at `ns`.
-pw_start_way Stamp(uint64_t id, uint64_t ns) {
-  return {.tagged = id ^ PW_START_MIX(ns), .ns = ns};
+// A check no request of the test's devices has in `line`: the check of an
+// id no request has (dev_t 0 is no disk's), unique per (line, slot), and
+// unlike those of the requests whose home line it is, tags below `tags` of
+// hardware context 0 of `dev` (0: no device known yet; then a request
+// shares a check with one by a 2^-24 chance per slot).
+uint64_t ForeignCheck(uint32_t lines, uint32_t line, uint32_t slot,
+                      uint32_t dev = 0, uint32_t tags = 0) {
+  for (uint64_t n = 0;; ++n) {
+    const uint64_t chk =
+        PW_START_CHECK(uint64_t{line} * PW_START_SLOTS + slot + 1 + (n << 40));
+    bool taken = false;
+    for (uint32_t tag = 0; tag < tags && !taken; ++tag) {
+      const uint32_t pos = PW_START_POS(dev, 0, tag);
+      taken = (pos / PW_START_SLOTS & (lines - 1)) == line &&
+              PW_START_CHECK(PW_START_ID(dev, 0, tag)) == chk;
+    }
+    if (!taken) return chk;
+  }
 }
 
 // The sampler's pw_start map, opened by id; closes on destruction.
@@ -54,7 +64,7 @@ class StartMap {
       if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
           std::string(info.name) == "pw_start") {
         fd_ = fd;
-        sets_ = info.max_entries;
+        lines_ = info.max_entries;
         value_size_ = info.value_size;
         return;
       }
@@ -67,64 +77,81 @@ class StartMap {
   StartMap(const StartMap&) = delete;
   StartMap& operator=(const StartMap&) = delete;
 
-  bool ok() const { return fd_ >= 0 && value_size_ == sizeof(pw_start_set); }
-  uint32_t sets() const { return sets_; }
+  bool ok() const { return fd_ >= 0 && value_size_ == sizeof(pw_start_line); }
+  uint32_t lines() const { return lines_; }
 
-  pw_start_set Get(uint32_t i) const {
-    pw_start_set s = {};
-    EXPECT_EQ(bpf_map_lookup_elem(fd_, &i, &s), 0) << "set " << i;
-    return s;
+  pw_start_line Get(uint32_t i) const {
+    pw_start_line l = {};
+    EXPECT_EQ(bpf_map_lookup_elem(fd_, &i, &l), 0) << "line " << i;
+    return l;
   }
-  void Put(uint32_t i, const pw_start_set& s) {
-    EXPECT_EQ(bpf_map_update_elem(fd_, &i, &s, BPF_ANY), 0) << "set " << i;
+  void Put(uint32_t i, const pw_start_line& l) {
+    EXPECT_EQ(bpf_map_update_elem(fd_, &i, &l, BPF_ANY), 0) << "line " << i;
   }
-  // Ways [0, ways) of every set: another request's stamp taken at `ns`.
-  void FillForeign(uint32_t ways, uint64_t ns) {
-    for (uint32_t i = 0; i < sets_; ++i) {
-      pw_start_set s = Get(i);
-      for (uint32_t w = 0; w < ways; ++w) s.way[w] = Stamp(ForeignId(i, w), ns);
-      Put(i, s);
+  // The word FillForeign writes in slot `slot` of line `line`.
+  uint64_t Foreign(uint32_t line, uint32_t slot, uint64_t ns) const {
+    return PW_START_WORD(ForeignCheck(lines_, line, slot), ns);
+  }
+  // The lines of the tags below `tags` of hardware context 0 of `dev`.
+  std::vector<uint32_t> LinesOf(uint32_t dev, uint32_t tags) const {
+    std::vector<uint32_t> out;
+    const uint32_t first = PW_START_POS(dev, 0, 0) / PW_START_SLOTS;
+    const uint32_t last = PW_START_POS(dev, 0, tags - 1) / PW_START_SLOTS;
+    for (uint32_t n = first; n != last + 1; ++n)
+      out.push_back(n & (lines_ - 1));
+    return out;
+  }
+  std::vector<uint32_t> AllLines() const {
+    std::vector<uint32_t> out(lines_);
+    for (uint32_t i = 0; i < lines_; ++i) out[i] = i;
+    return out;
+  }
+  // Slots [0, slots) of `lines`: another request's stamp taken at `ns`.
+  void FillForeign(uint32_t slots, uint64_t ns,
+                   const std::vector<uint32_t>& lines) {
+    for (uint32_t i : lines) {
+      pw_start_line l = Get(i);
+      for (uint32_t j = 0; j < slots; ++j) l.slot[j] = Foreign(i, j, ns);
+      Put(i, l);
     }
   }
-  // How many of ways [0, ways) of all sets still hold what FillForeign
+  void FillForeign(uint32_t slots, uint64_t ns) {
+    FillForeign(slots, ns, AllLines());
+  }
+  // How many of slots [0, slots) of `lines` still hold what FillForeign
   // wrote.
-  uint64_t ForeignIntact(uint32_t ways, uint64_t ns) const {
+  uint64_t ForeignIntact(uint32_t slots, uint64_t ns,
+                         const std::vector<uint32_t>& lines) const {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < sets_; ++i) {
-      const pw_start_set s = Get(i);
-      for (uint32_t w = 0; w < ways; ++w) {
-        const pw_start_way want = Stamp(ForeignId(i, w), ns);
-        n += s.way[w].tagged == want.tagged && s.way[w].ns == want.ns;
-      }
+    for (uint32_t i : lines) {
+      const pw_start_line l = Get(i);
+      for (uint32_t j = 0; j < slots; ++j) n += l.slot[j] == Foreign(i, j, ns);
     }
     return n;
   }
-  // For every tag below `tags` of hardware context 0 of `dev`, its set's
-  // ways hold words of two stamps that do not belong together: the
-  // request's id with a stamp `ns` and no binding (an id stored plainly),
-  // and the id bound to `ns + 1` beside the stamp `ns` (what a way read
-  // while another CPU rewrites it shows).
-  // mixed false: the sets emptied instead.
-  void FillMixed(uint32_t dev, uint32_t tags, uint64_t ns, bool mixed = true) {
-    for (uint32_t tag = 0; tag < tags; ++tag) {
-      const uint32_t i = PW_START_SET(dev, 0, tag) & (sets_ - 1);
-      const uint64_t id = PW_START_ID(dev, 0, tag);
-      pw_start_set s = {};
-      for (uint32_t w = 0; mixed && w < PW_START_WAYS; ++w) {
-        s.way[w] = w % 2 == 0 ? pw_start_way{.tagged = id, .ns = ns}
-                              : pw_start_way{.tagged = Stamp(id, ns + 1).tagged,
-                                             .ns = ns};
+  uint64_t ForeignIntact(uint32_t slots, uint64_t ns) const {
+    return ForeignIntact(slots, ns, AllLines());
+  }
+  // Every slot of the lines of tags below `tags` of hardware context 0 of
+  // `dev` holds another request's stamp taken at `ns` (as another CPU
+  // writes it, one whole word): a completion must never take one.
+  // full false: those lines emptied instead.
+  void FillOthers(uint32_t dev, uint32_t tags, uint64_t ns, bool full = true) {
+    for (uint32_t i : LinesOf(dev, tags)) {
+      pw_start_line l = {};
+      for (uint32_t j = 0; full && j < PW_START_SLOTS; ++j) {
+        l.slot[j] = PW_START_WORD(ForeignCheck(lines_, i, j, dev, tags), ns);
       }
-      Put(i, s);
+      Put(i, l);
     }
   }
   void Clear() {
-    for (uint32_t i = 0; i < sets_; ++i) Put(i, pw_start_set{});
+    for (uint32_t i = 0; i < lines_; ++i) Put(i, pw_start_line{});
   }
 
  private:
   int fd_ = -1;
-  uint32_t sets_ = 0;
+  uint32_t lines_ = 0;
   uint32_t value_size_ = 0;
 };
 
@@ -165,33 +192,44 @@ void MakeRig(OwnStampRig& rig) {
   rig.sampler = *std::move(s);
   rig.loop->Settle();
   rig.map = std::make_unique<StartMap>(*rig.sampler);
-  ASSERT_TRUE(rig.map->ok()) << "no pw_start array of pw_start_set values";
+  ASSERT_TRUE(rig.map->ok()) << "no pw_start array of pw_start_line values";
 }
 
-// Two of the four ways of every set hold other requests' stamps, two
-// seconds old. Every request must still stamp a free way of its set at
-// issue and take exactly its own stamp at completion: exact counts, no
-// collision, no latency near two seconds, and the other requests' ways
-// untouched.
-TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsSet) {
-  constexpr uint32_t kForeignWays = 2;
+// Three of the eight slots of every line of the device's tags hold other
+// requests' stamps, two seconds old, so that a request whose home slot is
+// one of them stamps another slot of its line. Every request must still
+// stamp a free slot at issue and take exactly its own stamp at completion:
+// exact counts, no collision, no latency near two seconds, and the other
+// requests' slots untouched. (At most 4 reads in flight, a flush beside
+// them: a line never needs more than its five free slots. Only the
+// device's lines: another disk's burst of six tags in a row would fill
+// one of those lines and count a collision.)
+TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsLine) {
+  constexpr uint32_t kForeignSlots = 3;
+  // Its tags: below its queue depth (128) or, with an I/O scheduler, its
+  // nr_requests (256).
+  constexpr uint32_t kTags = 256;
   const uint64_t foreign_ns = MonotonicNs() - 2'000'000'000;
-  uint32_t sets = 0;
+  uint32_t kdev = 0;
+  std::vector<uint32_t> lines;
   CaseHooks hooks;
+  hooks.on_device = [&](model::DevId dev) {
+    kdev = dev.major << 20 | dev.minor;
+  };
   hooks.before_io = [&](const BpfSampler& s) {
     StartMap m(s);
-    ASSERT_TRUE(m.ok()) << "no pw_start array of pw_start_set values";
-    sets = m.sets();
-    m.FillForeign(kForeignWays, foreign_ns);
+    ASSERT_TRUE(m.ok()) << "no pw_start array of pw_start_line values";
+    lines = m.LinesOf(kdev, kTags);
+    m.FillForeign(kForeignSlots, foreign_ns, lines);
   };
   hooks.after_io = [&](const BpfSampler& s, model::DevId dev,
                        const SamplerSnapshot& before,
                        const SamplerSnapshot& after) {
     StartMap m(s);
     ASSERT_TRUE(m.ok());
-    EXPECT_EQ(m.ForeignIntact(kForeignWays, foreign_ns),
-              uint64_t{sets} * kForeignWays)
-        << "a completion freed, or a start overwrote, another request's way";
+    EXPECT_EQ(m.ForeignIntact(kForeignSlots, foreign_ns, lines),
+              lines.size() * kForeignSlots)
+        << "a completion freed, or a start overwrote, another request's slot";
     for (Op op : {Op::kRead, Op::kWrite}) {
       EXPECT_EQ(SlowerThanASecond(before, after, dev, op), 0u)
           << "a completion took another request's stamp";
@@ -199,22 +237,22 @@ TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsSet) {
   };
   SamplerOptions o;
   o.force_own_start = true;
-  ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 16, hooks);
-  EXPECT_GT(sets, 0u);
+  ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 4, hooks);
+  EXPECT_GE(lines.size(), kTags / PW_START_SLOTS);
 }
 
-// Every way of every set holds another live request's stamp: each own-stamp
-// start is dropped and counted as start_collision, its completion as
-// no_start_time, and nothing of the device is counted; once the ways are
+// Every slot of every line holds another live request's stamp: each
+// own-stamp start is dropped and counted as start_collision, its completion
+// as no_start_time, and nothing of the device is counted; once the slots are
 // free again, counting is exact.
-TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
+TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   OwnStampRig rig;
   ASSERT_NO_FATAL_FAILURE(MakeRig(rig));
   LoopDevice* loop = rig.loop.get();
   BpfSampler& sampler = *rig.sampler;
   StartMap& m = *rig.map;
   const uint64_t foreign_ns = MonotonicNs();
-  m.FillForeign(PW_START_WAYS, foreign_ns);
+  m.FillForeign(PW_START_SLOTS, foreign_ns);
 
   // Completions the kernel hid from BPF (sampler_host_fixture.h) are told
   // from a loss by a tracefs witness, one per half of the test.
@@ -245,9 +283,9 @@ TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
   // Other disks' own-stamp starts collide too: at least the device's.
   EXPECT_GE(dropped(*before, *after, DropReason::kStartCollision), kN);
   EXPECT_GE(dropped(*before, *after, DropReason::kNoStartTime) + hidden1, kN);
-  EXPECT_EQ(m.ForeignIntact(PW_START_WAYS, foreign_ns),
-            uint64_t{m.sets()} * PW_START_WAYS)
-      << "a start took a live request's way";
+  EXPECT_EQ(m.ForeignIntact(PW_START_SLOTS, foreign_ns),
+            uint64_t{m.lines()} * PW_START_SLOTS)
+      << "a start took a live request's slot";
 
   m.Clear();
   absl::StatusOr<SamplerSnapshot> cleared = sampler.Read();
@@ -265,23 +303,23 @@ TEST_F(OwnStampHostTest, FullSetsCountEveryStartAsACollision) {
   EXPECT_EQ(dropped(*cleared, *last, DropReason::kStartCollision), 0u);
 }
 
-// Every way of every set holds a stamp older than PW_START_STALE_NS (a
-// request whose completion was never seen): starts take those ways over,
+// Every slot of every line holds a stamp older than PW_START_STALE_NS (a
+// request whose completion was never seen): starts take those slots over,
 // and the counts are exact with no collision and no stale latency.
-TEST_F(OwnStampHostTest, StaleWaysAreTakenOver) {
+TEST_F(OwnStampHostTest, StaleSlotsAreTakenOver) {
   const uint64_t now = MonotonicNs();
   const uint64_t age = PW_START_STALE_NS + 10'000'000'000;
   ASSERT_GT(now, age) << "the test needs an uptime above "
                       << age / 1'000'000'000 << " s, this host has "
                       << now / 1'000'000'000 << " s";
   const uint64_t stale_ns = now - age;
-  uint32_t sets = 0;
+  uint32_t lines = 0;
   CaseHooks hooks;
   hooks.before_io = [&](const BpfSampler& s) {
     StartMap m(s);
-    ASSERT_TRUE(m.ok()) << "no pw_start array of pw_start_set values";
-    sets = m.sets();
-    m.FillForeign(PW_START_WAYS, stale_ns);
+    ASSERT_TRUE(m.ok()) << "no pw_start array of pw_start_line values";
+    lines = m.lines();
+    m.FillForeign(PW_START_SLOTS, stale_ns);
   };
   hooks.after_io = [&](const BpfSampler& s, model::DevId dev,
                        const SamplerSnapshot& before,
@@ -292,39 +330,38 @@ TEST_F(OwnStampHostTest, StaleWaysAreTakenOver) {
     }
     StartMap m(s);
     ASSERT_TRUE(m.ok());
-    EXPECT_LT(m.ForeignIntact(PW_START_WAYS, stale_ns),
-              uint64_t{sets} * PW_START_WAYS)
-        << "no stale way was taken over";
+    EXPECT_LT(m.ForeignIntact(PW_START_SLOTS, stale_ns),
+              uint64_t{lines} * PW_START_SLOTS)
+        << "no stale slot was taken over";
   };
   SamplerOptions o;
   o.force_own_start = true;
   ExactCountsCase(o, /*expect_own_start=*/true, "psync", 1, hooks);
 }
 
-// Ways rewritten while their requests are in flight, as by another CPU,
-// with words that do not bind a request's id to its stamp (the id with a
-// stamp two seconds old, plainly or bound to another stamp): a completion
-// never takes such a way as its stamp. While fio runs, a thread fills every
-// set the loop device's tags use with such ways, then empties them, and
-// again: a request issued into an empty set and completed after the fill
-// finds its way rewritten, and must count no_start_time, never a latency
-// near two seconds (one issued into a full set counts start_collision).
+// Slots rewritten while their requests are in flight, as by another CPU
+// stamping other requests, two seconds earlier: a completion never takes
+// another request's word as its stamp. While fio runs, a thread fills every
+// line the loop device's tags use with such words, then empties them, and
+// again: a request issued into an empty line and completed after the fill
+// finds its slot rewritten, and must count no_start_time, never a latency
+// near two seconds (one issued into a full line counts start_collision).
 // Every read is either counted, a no_start_time drop, or hidden from BPF by
 // the kernel (counted by a tracefs witness).
-TEST_F(OwnStampHostTest, WaysRewrittenInFlightAreNeverMisread) {
+TEST_F(OwnStampHostTest, SlotsRewrittenInFlightAreNeverMisread) {
   OwnStampRig rig;
   ASSERT_NO_FATAL_FAILURE(MakeRig(rig));
   LoopDevice* loop = rig.loop.get();
   BpfSampler& sampler = *rig.sampler;
   StartMap& m = *rig.map;
   // The loop device's tags: below its queue depth (128) or, with an I/O
-  // scheduler, its nr_requests (256); they fall in distinct sets.
+  // scheduler, its nr_requests (256); they fall in distinct lines.
   constexpr uint32_t kTags = 256;
-  ASSERT_GE(m.sets(), kTags);
+  ASSERT_GE(m.lines(), kTags / PW_START_SLOTS + 1);
   const uint32_t dev = loop->dev().major << 20 | loop->dev().minor;
-  const uint64_t mixed_ns = MonotonicNs() - 2'000'000'000;
+  const uint64_t others_ns = MonotonicNs() - 2'000'000'000;
 
-  // Rounds until completions found their way rewritten a few times (a
+  // Rounds until completions found their slot rewritten a few times (a
   // loaded host rewrites less often), at most five.
   constexpr uint64_t kN = 3000;
   absl::StatusOr<SamplerSnapshot> before = sampler.Read();
@@ -349,7 +386,7 @@ TEST_F(OwnStampHostTest, WaysRewrittenInFlightAreNeverMisread) {
     std::atomic<bool> stop{false};
     std::thread rewriter([&] {
       while (!stop.load()) {
-        m.FillMixed(dev, kTags, mixed_ns, /*mixed=*/sweeps % 2 == 0);
+        m.FillOthers(dev, kTags, others_ns, /*full=*/sweeps % 2 == 0);
         ++sweeps;
       }
     });
@@ -371,10 +408,10 @@ TEST_F(OwnStampHostTest, WaysRewrittenInFlightAreNeverMisread) {
       Delta(*before, *after, loop->dev(), Op::kRead).completed;
   const uint64_t no_start = dropped(DropReason::kNoStartTime);
   EXPECT_EQ(SlowerThanASecond(*before, *after, loop->dev(), Op::kRead), 0u)
-      << "a completion took a way whose words did not belong together";
-  // Completions found their way rewritten (more no_start_time than starts
-  // lost to full sets; else this test proves nothing), and requests issued
-  // into emptied sets were counted.
+      << "a completion took another request's word";
+  // Completions found their slot rewritten (more no_start_time than starts
+  // lost to full lines; else this test proves nothing), and requests issued
+  // into emptied lines were counted.
   const uint64_t collisions = dropped(DropReason::kStartCollision);
   EXPECT_GT(no_start, collisions) << sweeps << " sweeps hit no request";
   EXPECT_GT(counted, 0u);
@@ -390,7 +427,7 @@ TEST_F(OwnStampHostTest, WaysRewrittenInFlightAreNeverMisread) {
   RecordProperty("start_collision", std::to_string(collisions));
 }
 
-// The own stamps at a queue depth above the ways of a set: io_uring, 64
+// The own stamps at a queue depth above the slots of a line: io_uring, 64
 // in flight on one hardware queue.
 TEST_F(OwnStampHostTest, ExactCountsAtQueueDepth64) {
   SamplerOptions o;
