@@ -33,10 +33,10 @@ uint64_t MonotonicNs() {
 }
 
 // A check no request of the test's devices has in `line`: the check of an
-// id no request has (dev_t 0 is no disk's), unique per (line, slot), and
-// unlike those of the requests whose home line it is, tags below `tags` of
-// hardware context 0 of `dev` (0: no device known yet; then a request
-// shares a check with one by a 2^-24 chance per slot).
+// id that no request has (dev_t 0 is no disk's), one per (line, slot),
+// and unlike those of the requests whose home line it is, tags below
+// `tags` of hardware context 0 of `dev` (0: no device known yet; then a
+// request shares a check with one by a 2^-24 chance per slot).
 uint64_t ForeignCheck(uint32_t lines, uint32_t line, uint32_t slot,
                       uint32_t dev = 0, uint32_t tags = 0) {
   for (uint64_t n = 0;; ++n) {
@@ -200,10 +200,12 @@ void MakeRig(OwnStampRig& rig) {
 // one of them stamps another slot of its line. Every request must still
 // stamp a free slot at issue and take exactly its own stamp at completion:
 // exact counts, no collision, no latency near two seconds, and the other
-// requests' slots untouched. (At most 4 reads in flight, a flush beside
-// them: a line never needs more than its five free slots. Only the
-// device's lines: another disk's burst of six tags in a row would fill
-// one of those lines and count a collision.)
+// requests' slots untouched. (At most 2 I/Os in flight, a flush beside
+// them, in a line's five free slots: room for two words left behind by
+// completions the kernel hid from BPF (sampler_host_fixture.h), which
+// stay until their tag is issued again; at 4 in flight such words made a
+// line full now and then. Only the device's lines: another disk's burst
+// of six tags in a row would fill one of them.)
 TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsLine) {
   constexpr uint32_t kForeignSlots = 3;
   // Its tags: below its queue depth (128) or, with an I/O scheduler, its
@@ -237,7 +239,7 @@ TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsLine) {
   };
   SamplerOptions o;
   o.force_own_start = true;
-  ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 4, hooks);
+  ExactCountsCase(o, /*expect_own_start=*/true, "libaio", 2, hooks);
   EXPECT_GE(lines.size(), kTags / PW_START_SLOTS);
 }
 
@@ -272,7 +274,12 @@ TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   ASSERT_TRUE(after.ok()) << after.status();
   std::optional<BlockStat> sys_after = ReadBlockStat(loop->name());
   ASSERT_TRUE(sys_after.has_value());
-  ASSERT_EQ(sys_after->reads - sys_before->reads, kN);
+  // The block layer's count, not fio's: another reader of the device (a
+  // udev probe, late on a loaded host) may add a few reads. (A run on a
+  // loaded host once counted 503 for fio's 500 in the second half, when
+  // only fio's count was checked.)
+  const uint64_t seen1 = sys_after->reads - sys_before->reads;
+  ASSERT_GE(seen1, kN);
   const uint64_t hidden1 = host_test::HiddenCompletions(**witness1, sampler);
 
   auto dropped = [&](const SamplerSnapshot& a, const SamplerSnapshot& b,
@@ -282,7 +289,8 @@ TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   EXPECT_EQ(Delta(*before, *after, loop->dev(), Op::kRead).completed, 0u);
   // Other disks' own-stamp starts collide too: at least the device's.
   EXPECT_GE(dropped(*before, *after, DropReason::kStartCollision), kN);
-  EXPECT_GE(dropped(*before, *after, DropReason::kNoStartTime) + hidden1, kN);
+  EXPECT_GE(dropped(*before, *after, DropReason::kNoStartTime) + hidden1,
+            seen1);
   EXPECT_EQ(m.ForeignIntact(PW_START_SLOTS, foreign_ns),
             uint64_t{m.lines()} * PW_START_SLOTS)
       << "a start took a live request's slot";
@@ -290,6 +298,8 @@ TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   m.Clear();
   absl::StatusOr<SamplerSnapshot> cleared = sampler.Read();
   ASSERT_TRUE(cleared.ok()) << cleared.status();
+  sys_before = ReadBlockStat(loop->name());
+  ASSERT_TRUE(sys_before.has_value());
   absl::StatusOr<std::unique_ptr<CompletionTrace>> witness =
       CompletionTrace::Start(kdev);
   ASSERT_TRUE(witness.ok()) << witness.status();
@@ -297,9 +307,15 @@ TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   ASSERT_EQ(r.status, 0) << r.output;
   absl::StatusOr<SamplerSnapshot> last = sampler.Read();
   ASSERT_TRUE(last.ok()) << last.status();
+  sys_after = ReadBlockStat(loop->name());
+  ASSERT_TRUE(sys_after.has_value());
+  const uint64_t seen = sys_after->reads - sys_before->reads;
+  EXPECT_GE(seen, kN);
   const uint64_t hidden = host_test::HiddenCompletions(**witness, sampler);
-  EXPECT_EQ(Delta(*cleared, *last, loop->dev(), Op::kRead).completed + hidden,
-            kN);
+  const uint64_t counted =
+      Delta(*cleared, *last, loop->dev(), Op::kRead).completed;
+  host_test::ExpectCountedBut(counted, seen, hidden,
+                              absl::StrCat(" (fio's ", kN, ")"));
   EXPECT_EQ(dropped(*cleared, *last, DropReason::kStartCollision), 0u);
 }
 

@@ -64,11 +64,11 @@ inline model::OpStats Delta(const SamplerSnapshot& before,
   return model::Delta(*a, b ? *b : model::OpStats{});
 }
 
-// Stops `witness` and returns the completions it saw that the kernel hid
-// from `s`'s programs (those that ran while a thread of PID 1 was current,
-// on kernels with that patch; 0 elsewhere): a test's exact counts plus
-// these are the block layer's. Fails the test if the witness failed or
-// lost events.
+// Stops `witness` and returns the completions it saw that the kernel may
+// have hid from `s`'s programs (those that ran while a thread of PID 1 was
+// current, on kernels with that patch; 0 elsewhere): a test's exact counts
+// miss at most these of the block layer's (ExpectCountedBut). Fails the
+// test if the witness failed or lost events.
 inline uint64_t HiddenCompletions(CompletionTrace& witness,
                                   const BpfSampler& s) {
   absl::StatusOr<CompletionCounts> traced = witness.Stop();
@@ -76,6 +76,19 @@ inline uint64_t HiddenCompletions(CompletionTrace& witness,
   if (!traced.ok()) return 0;
   EXPECT_FALSE(traced->overrun) << "the tracefs witness lost events";
   return s.init_context_hidden() ? traced->in_init : 0;
+}
+
+// `counted` of `seen` completions, `hidden` of which the witness saw run
+// while a thread of PID 1 was current: none counted twice, none missing
+// but those. The kernel hides such completions from BPF, but not every
+// one: a run counted 301 reads of 300 with one such completion, the
+// block layer's own count 300 exactly.
+inline void ExpectCountedBut(uint64_t counted, uint64_t seen, uint64_t hidden,
+                             const std::string& what = "") {
+  EXPECT_LE(counted, seen) << "counted " << counted << ", seen " << seen
+                           << what;
+  EXPECT_GE(counted + hidden, seen) << "counted " << counted << " + hidden "
+                                    << hidden << ", seen " << seen << what;
 }
 
 // An fd of the sampler's map `name` (the caller closes it), or -1.
@@ -283,7 +296,7 @@ class BpfHostTest : public ::testing::Test {
         << "I/Os lost with no drop reason:" << drops;
     // Nothing interferes with a loop device here, so every completion the
     // programs ran for was counted: exactly what the kernel hid is missing.
-    EXPECT_EQ(counted + hidden, seen) << drops;
+    ExpectCountedBut(counted, seen, hidden, drops);
     if (hidden > 0) {
       std::printf(
           "kernel hid %llu of %llu completions (ran on PID 1's "
