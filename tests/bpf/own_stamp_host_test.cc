@@ -275,9 +275,7 @@ TEST_F(OwnStampHostTest, FullLinesCountEveryStartAsACollision) {
   std::optional<BlockStat> sys_after = ReadBlockStat(loop->name());
   ASSERT_TRUE(sys_after.has_value());
   // The block layer's count, not fio's: another reader of the device (a
-  // udev probe, late on a loaded host) may add a few reads. (A run on a
-  // loaded host once counted 503 for fio's 500 in the second half, when
-  // only fio's count was checked.)
+  // udev probe, late on a loaded host) may add a few reads.
   const uint64_t seen1 = sys_after->reads - sys_before->reads;
   ASSERT_GE(seen1, kN);
   const uint64_t hidden1 = host_test::HiddenCompletions(**witness1, sampler);
