@@ -295,7 +295,8 @@ class BpfHostTest : public ::testing::Test {
     EXPECT_LE(seen - std::min(seen, counted), dropped + hidden)
         << "I/Os lost with no drop reason:" << drops;
     // Nothing interferes with a loop device here, so every completion the
-    // programs ran for was counted: exactly what the kernel hid is missing.
+    // programs ran for was counted: at most what the witness saw on PID
+    // 1's threads is missing.
     ExpectCountedBut(counted, seen, hidden, drops);
     if (hidden > 0) {
       std::printf(
