@@ -49,10 +49,10 @@ absl::StatusOr<std::unique_ptr<BlockObject>> BlockObject::LoadMode(
                            options.hctx_slots > 0 ? options.max_devices : 1);
   // pw_start: lines of PW_START_SLOTS slots, a power of two of them (the
   // programs mask the index), max_inflight slots in all, rounded up.
-  const uint32_t start_sets = std::bit_ceil(std::max<uint32_t>(
+  const uint32_t start_lines = std::bit_ceil(std::max<uint32_t>(
       (options.max_inflight + PW_START_SLOTS - 1) / PW_START_SLOTS, 1));
-  skel->rodata->start_set_mask = start_sets - 1;
-  bpf_map__set_max_entries(skel->maps.pw_start, start_sets);
+  skel->rodata->start_line_mask = start_lines - 1;
+  bpf_map__set_max_entries(skel->maps.pw_start, start_lines);
   bpf_map__set_max_entries(skel->maps.pw_io, options.max_devices * PW_OP_COUNT);
   const uint32_t io_slots =
       std::bit_ceil(std::max<uint32_t>(options.io_slots, 1));

@@ -46,9 +46,9 @@ const volatile __u32 hctx_slots = 1;
  * rq->io_start_time_ns: lines of one-word slots (struct pw_start_line,
  * pathwise_bpf.h) instead of a hash keyed by request address, so that a
  * stamp costs an inlined array lookup and, as a rule, one load and one
- * store of its home slot at issue and at completion. start_set_mask is
+ * store of its home slot at issue and at completion. start_line_mask is
  * pw_start's max_entries - 1 (a power of two), set by userspace. */
-const volatile __u32 start_set_mask = 0;
+const volatile __u32 start_line_mask = 0;
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -89,7 +89,7 @@ static __always_inline void pw_start_put(struct pw_start_line *l, __u32 home,
   __u64 age;
   __u32 i;
 
-  if (!cur || (cur >> PW_START_TS_BITS) == chk) {
+  if (!cur || pw_slot_is(cur, chk)) {
     l->slot[home & (PW_START_SLOTS - 1)] = w;
     return;
   }

@@ -30,7 +30,7 @@ static __always_inline struct pw_start_line *PW_SFX(pw_start_line_of)(
   if (tag < 0) tag = PW_RD(mrq, tag);
   *chk = PW_START_CHECK(PW_START_ID(dev, num, (__u32)tag));
   *home = PW_START_POS(dev, num, tag);
-  idx = (*home / PW_START_SLOTS) & start_set_mask;
+  idx = (*home / PW_START_SLOTS) & start_line_mask;
   return bpf_map_lookup_elem(&pw_start, &idx);
 }
 
