@@ -11,10 +11,12 @@
 # Usage: bench/bpf_cost_ab.sh TOOL_A TOOL_B   (root; env ROUNDS, RUNTIME;
 #   ARGS_A, ARGS_B: extra tool flags, e.g. --force_own_start;
 #   PLACEMENT=same|cross: where fio and the loop device's worker run,
-#   bench/placement.sh; the workqueue mask is restored on exit.)
+#   bench/placement.sh; the workqueue mask is restored on exit;
+#   BATCH: I/Os fio submits and reaps per system call, as in
+#   bench/bpf_overhead.sh, default 1.)
 set -euo pipefail
 A=$1 B=$2 ROUNDS=${ROUNDS:-6} RUNTIME=${RUNTIME:-5}
-ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-}
+ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-} BATCH=${BATCH:-1}
 # shellcheck source=bench/placement.sh
 . "$(dirname "$0")/placement.sh"
 work=$(mktemp -d /tmp/seq-ab.XXXXXX)
@@ -29,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 placement_apply
 sysctl -q kernel.bpf_stats_enabled=1
-fio_iops() { fio --name=b --filename=$loop --rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME --ramp_time=1 --randrepeat=0 "${fio_cpu[@]}" --output-format=json | jq '.jobs[0].read.iops'; }
+fio_iops() { fio --name=b --filename=$loop --rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 --time_based --runtime=$RUNTIME --ramp_time=1 --randrepeat=0 --iodepth_batch_submit=$BATCH --iodepth_batch_complete_min=$BATCH "${fio_cpu[@]}" --output-format=json | jq '.jobs[0].read.iops'; }
 run() { # tool args -> "ns_per_io iops issue ns complete ns"
   rm -f $work/ready
   # shellcheck disable=SC2086  # $2: flags, split on purpose

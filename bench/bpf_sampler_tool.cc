@@ -67,6 +67,10 @@ bool ParseArgs(int argc, char** argv, Args* a, int* exit_code) {
                "account every completion in the per-CPU spill slots");
   app.add_flag("--nop_calibration", a->nop_calibration,
                "attach empty programs instead and print their bpf_stats");
+  app.add_option("--max_inflight", a->options.max_inflight,
+                 "own stamps the block programs hold at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
   bool no_nvme = false;
   app.add_flag("--no_nvme", no_nvme, "leave out the NVMe status programs");
   bool queues = false;
