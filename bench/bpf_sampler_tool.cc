@@ -6,7 +6,7 @@
 //
 //   pathwise_bpf_tool [--duration=S] [--interval=S] [--bpf_stats]
 //                     [--force_own_start] [--force_spill] [--no_nvme]
-//                     [--queues]
+//                     [--queues] [--max_inflight=N]
 //                     [--ready_file=PATH]
 //   pathwise_bpf_tool --nop_calibration [--duration=S] [--ready_file=PATH]
 //     attaches empty programs to the same tracepoints instead, and prints
