@@ -17,6 +17,7 @@
 set -euo pipefail
 A=$1 B=$2 ROUNDS=${ROUNDS:-6} RUNTIME=${RUNTIME:-5}
 ARGS_A=${ARGS_A:-} ARGS_B=${ARGS_B:-} BATCH=${BATCH:-1}
+[[ $BATCH =~ ^[1-9][0-9]*$ && $BATCH -le 32 ]] || { echo "bpf_cost_ab: BATCH must be 1..32 (the queue depth)" >&2; exit 2; }
 # shellcheck source=bench/placement.sh
 . "$(dirname "$0")/placement.sh"
 work=$(mktemp -d /tmp/seq-ab.XXXXXX)

@@ -30,10 +30,11 @@
 #        restored on exit.)
 #        BATCH (1: fio submits and reaps each I/O in its own system call;
 #        N: N at a time, --iodepth_batch_submit/--iodepth_batch_complete_min.
-#        In a guest whose TLB is cold at every kernel entry, as this PVM
-#        guest's is, a per-I/O system call makes every page a program
-#        touches a miss per I/O: BATCH=16 measures the programs' own work,
-#        as at high IOPS, where submission is batched.)
+#        Where every kernel entry leaves the pages a program reads cold,
+#        as measured in this guest (results/bpf_overhead_batching_ab.txt),
+#        a system call per I/O makes each of those pages a miss per I/O;
+#        BATCH=16 measures the programs' own work, as at high IOPS, where
+#        submission is batched.)
 #
 # IOPS on a small VM vary by several % from run to run; the ratio is the
 # median over rounds of (config IOPS / the same round's no-sampling IOPS).
