@@ -93,7 +93,10 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     p.rates[p.next] = p.rate;
     p.next = (p.next + 1) % kBaseWindows;
     p.window_min_ns = kNone;
-    if (++p.lone_age > kBaseWindows) p.lone = LoadLevel{};
+    if (++p.lone_age > kBaseWindows) {
+      p.all.lone = LoadLevel{};
+      for (Latencies& l : p.op) l.lone = LoadLevel{};
+    }
     const uint64_t base = *std::min_element(p.mins.begin(), p.mins.end());
     // With no admitted completion in the whole span, keep the last base.
     if (base != kNone) p.base_ns = base;

@@ -28,12 +28,18 @@
 //     mean is a queued latency (up to twice the unloaded one). So the
 //     mean latency of I/Os sent to the empty path (the first completion
 //     after one, on a path that serves in order), over the last
-//     kBaseWindows ticks, bounds it from above;
+//     kBaseWindows ticks, bounds it from above. Kept for every op and per
+//     op group (read, write, other): a path can serve reads and writes at
+//     different latencies (a write cache, a link busy in one direction),
+//     and the mix's mean says neither;
 //   - `cap` = knee x (1 + 1/kCapSlackDen) + 1, the knee being the I/Os it
 //     serves without a queue, read as TCP Vegas reads a queue: over each
 //     rate interval (at least one base latency), the most in flight at
 //     its completions, scaled by unloaded / the interval's lowest
-//     latency, smoothed. A standing queue raises every completion's
+//     latency, smoothed; each op group's lowest against its own unloaded
+//     latency, and the strongest queue any group shows (the fast op's
+//     lowest would hide a queue that only the slow op, or one direction of
+//     the link, has). A standing queue raises every completion's
 //     latency, the lowest too, above the unloaded latency; time the I/Os
 //     spend outside the path (a ublk round trip, a busy host CPU) lowers
 //     the mean in flight on it but not its peak. Against `unloaded`, not
@@ -64,8 +70,9 @@
 //      The idle paths' probes together hold at most 1/kProbeBudgetDen of
 //      the I/Os in flight (ProbeDue), or each waits kBaseWindows windows;
 //   2. while some candidate has no completion yet, the least in-flight;
-//   3. among the candidates below their cap, the least unloaded latency
-//      (the most throughput per I/O), least in-flight on ties. By `base`
+//   3. among the candidates below their cap, the least unloaded latency of
+//      the I/O's op group (the most throughput per I/O), least in-flight on
+//      ties: reads go where reads are fast, writes where writes are. By `base`
 //      instead, a path that got slower stayed the first choice, and was
 //      probed at its old latency's pace, for kBaseWindows ticks. A path
 //      whose last interval showed a queue is ranked instead by when an
@@ -76,6 +83,11 @@
 //      path is saturated, so the throughput is the same wherever the I/O
 //      waits, but equal in-flight counts (queue-depth) give a path half as
 //      fast a queue twice as long in time, and its I/Os the tail.
+//   Rule 3's expected delay and rule 4 do not look at the I/O's op group:
+//   a saturated path ranked per op takes the ops it is fastest at and loses
+//   the rest, and one whose link is full in one direction then serves that
+//   direction only (a drawn capacity-bound case fell to 0.75x its
+//   throughput).
 // Latency-bound paths have no knee: everything but the probe goes to the
 // fastest path. Capacity-bound ones: the fastest path is kept at its knee.
 //
@@ -151,7 +163,8 @@ class PathwiseSelector final : public Selector {
 
   Policy policy() const override { return Policy::kPathwise; }
   void SetPaths(std::span<const PathInfo> paths) override;
-  int Select(const IoRequest& /*io*/) override {
+  int Select(const IoRequest& io) override {
+    const int g = static_cast<int>(io.op);
     int open = kNoPath;
     double open_ns = 0;
     bool unknown = false;
@@ -173,7 +186,8 @@ class PathwiseSelector final : public Selector {
         continue;
       }
       if (n >= p.cap) continue;
-      const double delay_ns = p.queued ? ExpectedDelay(p, n) : Unloaded(p);
+      const double delay_ns =
+          p.queued ? ExpectedDelay(p, n) : Unloaded(p, g);
       if (open < 0 || delay_ns < open_ns ||
           (delay_ns == open_ns && n < table_.inflight(open))) {
         open = i;
@@ -213,8 +227,7 @@ class PathwiseSelector final : public Selector {
     if (p.drain == 2 && table_.inflight(path) == 0) {
       // The probe, alone on the drained path: its latency is the base.
       p.mins.fill(kNone);
-      p.levels.fill(LoadLevel{});
-      p.lone = LoadLevel{};
+      p.ClearLatencies();
       p.window_min_ns = lat;
       p.base_ns = lat;
       p.drain = 0;
@@ -224,9 +237,11 @@ class PathwiseSelector final : public Selector {
       // I/O's, on a path that serves in order, so a latency with no queue.
       p.lone_out = false;
       p.lone_age = 0;
-      p.lone.Add(lat);
+      p.all.lone.Add(lat);
+      p.op[static_cast<int>(io.op)].lone.Add(lat);
     }
-    Learn(p, table_.inflight(path), lat, completion.now_ns);
+    Learn(p, static_cast<int>(io.op), table_.inflight(path), lat,
+          completion.now_ns);
     scoring::OpSample& s = window_[path][static_cast<int>(io.op)];
     ++s.count;
     s.latency_sum_ns += lat;
@@ -281,7 +296,24 @@ class PathwiseSelector final : public Selector {
       }
     }
   };
+  // The load levels' means, and the latencies of I/Os sent to the empty
+  // path (see Unloaded).
+  struct Latencies {
+    std::array<LoadLevel, kLoadLevels> levels{};
+    LoadLevel lone;
+    bool known() const {
+      if (lone.count >= kLoneSamples) return true;
+      for (const LoadLevel& level : levels) {
+        if (level.count >= kLevelSamples) return true;
+      }
+      return false;
+    }
+  };
   struct PathState {
+    void ClearLatencies() {
+      all = Latencies{};
+      op.fill(Latencies{});
+    }
     uint64_t base_ns = kNone;        // min over the ring and this window
     uint64_t window_min_ns = kNone;  // this tick's lowest latency
     std::array<uint64_t, kBaseWindows> mins{};  // past ticks' lowest
@@ -290,7 +322,8 @@ class PathwiseSelector final : public Selector {
     double rate = 0;                            // completions per second
     int64_t rate_start_ns = -1;        // the current rate interval's start
     int64_t rate_count = 0;            // completions in it
-    uint64_t interval_min_ns = kNone;  // the interval's lowest latency
+    // The interval's lowest latency per op group.
+    std::array<uint64_t, kGroups> interval_min_ns{kNone, kNone, kNone};
     int interval_peak = 0;             // the most in flight at its completions
     // I/Os the path serves without a queue (its knee), from the intervals'
     // peaks and lowest latencies, smoothed; -1: no interval yet.
@@ -302,10 +335,13 @@ class PathwiseSelector final : public Selector {
     // Refreshing a base no completion has confirmed for kBaseWindows
     // ticks: 1 draining (no new I/O), 2 the probe sent to the empty path.
     int drain = 0;
-    std::array<LoadLevel, kLoadLevels> levels{};
-    // The latencies of I/Os sent to the empty path (`lone_out`: one is out),
-    // and the ticks since the last (they count for kBaseWindows ticks).
-    LoadLevel lone;
+    // Every op's latencies, and each op group's: a path can serve reads
+    // and writes at different latencies (a write cache, a link busy in one
+    // direction), and the mix's mean says neither.
+    Latencies all;
+    std::array<Latencies, kGroups> op;
+    // An I/O sent to the empty path is out; the ticks since the last such
+    // completion (the `lone` means count for kBaseWindows ticks).
     bool lone_out = false;
     int lone_age = 0;
     int64_t last_submit_ns = -1;  // when it was last sent an I/O
@@ -375,26 +411,24 @@ class PathwiseSelector final : public Selector {
   }
 
   // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
-  void Learn(PathState& p, int inflight, uint64_t lat, int64_t now_ns) {
+  void Learn(PathState& p, int g, int inflight, uint64_t lat, int64_t now_ns) {
     // A completion in under half the path's unloaded latency is no jitter
     // of it: the path got faster (a shorter route, a target that
     // recovered). Its levels start afresh, so that it is ordered by its new
     // latency at once, not after the many completions (often only probes)
     // its old means would take to come down.
-    if (static_cast<double>(lat) * 2 < Unloaded(p)) {
-      p.levels.fill(LoadLevel{});
-      p.lone = LoadLevel{};
-    }
+    if (static_cast<double>(lat) * 2 < Unloaded(p, g)) p.ClearLatencies();
     // Only loads below the cap the base alone gives count: that cap never
     // lets a path past its knee, so no level's mean holds more than its
     // slack of queueing, and the levels cannot raise the cap that admits
     // their own samples.
     if (p.base_ns != kNone &&
         inflight < p.rate * static_cast<double>(p.base_ns) / 1e9) {
-      p.levels[std::min<int>(
-                   std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
-                   kLoadLevels - 1)]
-          .Add(lat);
+      const int level = std::min<int>(
+          std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
+          kLoadLevels - 1);
+      p.all.levels[level].Add(lat);
+      p.op[g].levels[level].Add(lat);
     }
     if (inflight < p.cap || p.base_ns == kNone) {
       p.window_min_ns = std::min(p.window_min_ns, lat);
@@ -408,29 +442,36 @@ class PathwiseSelector final : public Selector {
       return;
     }
     ++p.rate_count;
-    p.interval_min_ns = std::min(p.interval_min_ns, lat);
+    p.interval_min_ns[g] = std::min(p.interval_min_ns[g], lat);
     p.interval_peak = std::max(p.interval_peak, inflight + 1);
     const int64_t span = now_ns - p.rate_start_ns;
     if (span <= 0 || static_cast<uint64_t>(span) < p.base_ns) return;
     const double sample =
         static_cast<double>(p.rate_count) * 1e9 / static_cast<double>(span);
     p.rate = p.rate == 0 ? sample : p.rate + (sample - p.rate) / kRateSmoothDen;
-    if (p.base_ns != kNone && p.interval_min_ns != kNone) {
+    // The strongest queue any op group showed: each against its own
+    // unloaded latency, or a fast op's lowest would hide a queue.
+    double over = 0;
+    for (int i = 0; i < kGroups; ++i) {
+      if (p.interval_min_ns[i] != kNone) {
+        over = std::max(over, static_cast<double>(p.interval_min_ns[i]) /
+                                  Unloaded(p, i));
+      }
+    }
+    if (p.base_ns != kNone && over > 0) {
       // TCP Vegas' reading of a queue: the interval's lowest latency over
       // the latency without one (here `unloaded`, which follows a path
       // that changed, where the base keeps the old minimum). A standing
       // queue raises every completion's latency, the lowest too. The most
       // in flight that had no queue is then the interval's peak scaled by
       // unloaded / lowest.
-      const double k = p.interval_peak * Unloaded(p) /
-                       static_cast<double>(p.interval_min_ns);
-      p.queued = static_cast<double>(p.interval_min_ns) >
-                 Unloaded(p) * (1 + 1.0 / kQueueDen);
+      const double k = p.interval_peak / over;
+      p.queued = over > 1 + 1.0 / kQueueDen;
       p.in_service = p.in_service < 0
                          ? k
                          : p.in_service + (k - p.in_service) / kRateSmoothDen;
     }
-    p.interval_min_ns = kNone;
+    p.interval_min_ns.fill(kNone);
     p.interval_peak = 0;
     p.rate_start_ns = now_ns;
     p.rate_count = 0;
@@ -448,17 +489,21 @@ class PathwiseSelector final : public Selector {
   }
   // The mean latency of the least loaded level with kLevelSamples
   // completions, at least the base; the base until a level has them.
-  static double Unloaded(const PathState& p) {
+  static double Unloaded(const PathState& p, int g) {
+    return Unloaded(p, p.op[g].known() ? p.op[g] : p.all);
+  }
+  static double Unloaded(const PathState& p) { return Unloaded(p, p.all); }
+  static double Unloaded(const PathState& p, const Latencies& l) {
     const auto base = static_cast<double>(p.base_ns);
     double unloaded = base;
-    for (const LoadLevel& level : p.levels) {
+    for (const LoadLevel& level : l.levels) {
       if (level.count >= kLevelSamples) {
         unloaded = std::max(base, level.mean_ns);
         break;
       }
     }
-    if (p.lone.count >= kLoneSamples) {
-      unloaded = std::min(unloaded, std::max(base, p.lone.mean_ns));
+    if (l.lone.count >= kLoneSamples) {
+      unloaded = std::min(unloaded, std::max(base, l.lone.mean_ns));
     }
     return unloaded;
   }
