@@ -39,8 +39,7 @@
 //     latency, smoothed; each op group's lowest against its own unloaded
 //     latency, and the strongest queue any group shows (the fast op's
 //     lowest would hide a queue that only the slow op, or one direction of
-//     the link, has); an op group with no unloaded latency of its own yet
-//     counts only in the path's lowest against the path's. A standing queue raises every completion's
+//     the link, has). A standing queue raises every completion's
 //     latency, the lowest too, above the unloaded latency; time the I/Os
 //     spend outside the path (a ublk round trip, a busy host CPU) lowers
 //     the mean in flight on it but not its peak. Against `unloaded`, not
@@ -451,22 +450,13 @@ class PathwiseSelector final : public Selector {
         static_cast<double>(p.rate_count) * 1e9 / static_cast<double>(span);
     p.rate = p.rate == 0 ? sample : p.rate + (sample - p.rate) / kRateSmoothDen;
     // The strongest queue any op group showed: each against its own
-    // unloaded latency, or a fast op's lowest would hide a queue. An op
-    // group with no unloaded latency of its own yet reads only with the
-    // rest, the interval's lowest against the path's unloaded latency:
-    // against that, a slower op's every completion read as a queue.
+    // unloaded latency, or a fast op's lowest would hide a queue.
     double over = 0;
-    uint64_t lowest = kNone;
     for (int i = 0; i < kGroups; ++i) {
-      if (p.interval_min_ns[i] == kNone) continue;
-      lowest = std::min(lowest, p.interval_min_ns[i]);
-      if (p.op[i].known()) {
+      if (p.interval_min_ns[i] != kNone) {
         over = std::max(over, static_cast<double>(p.interval_min_ns[i]) /
-                                  Unloaded(p, p.op[i]));
+                                  Unloaded(p, i));
       }
-    }
-    if (lowest != kNone) {
-      over = std::max(over, static_cast<double>(lowest) / Unloaded(p));
     }
     if (p.base_ns != kNone && over > 0) {
       // TCP Vegas' reading of a queue: the interval's lowest latency over
