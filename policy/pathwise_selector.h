@@ -186,8 +186,7 @@ class PathwiseSelector final : public Selector {
         continue;
       }
       if (n >= p.cap) continue;
-      const double delay_ns =
-          p.queued ? ExpectedDelay(p, n) : Unloaded(p, g);
+      const double delay_ns = p.queued ? ExpectedDelay(p, n) : Unloaded(p, g);
       if (open < 0 || delay_ns < open_ns ||
           (delay_ns == open_ns && n < table_.inflight(open))) {
         open = i;
@@ -320,11 +319,11 @@ class PathwiseSelector final : public Selector {
     std::array<double, kBaseWindows> rates{};   // the rate at past ticks
     int next = 0;                               // ring position
     double rate = 0;                            // completions per second
-    int64_t rate_start_ns = -1;        // the current rate interval's start
-    int64_t rate_count = 0;            // completions in it
+    int64_t rate_start_ns = -1;  // the current rate interval's start
+    int64_t rate_count = 0;      // completions in it
     // The interval's lowest latency per op group.
     std::array<uint64_t, kGroups> interval_min_ns{kNone, kNone, kNone};
-    int interval_peak = 0;             // the most in flight at its completions
+    int interval_peak = 0;  // the most in flight at its completions
     // I/Os the path serves without a queue (its knee), from the intervals'
     // peaks and lowest latencies, smoothed; -1: no interval yet.
     double in_service = -1;
@@ -424,9 +423,9 @@ class PathwiseSelector final : public Selector {
     // their own samples.
     if (p.base_ns != kNone &&
         inflight < p.rate * static_cast<double>(p.base_ns) / 1e9) {
-      const int level = std::min<int>(
-          std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
-          kLoadLevels - 1);
+      const int level =
+          std::min<int>(std::bit_width(static_cast<unsigned>(inflight + 1)) - 1,
+                        kLoadLevels - 1);
       p.all.levels[level].Add(lat);
       p.op[g].levels[level].Add(lat);
     }
@@ -454,8 +453,8 @@ class PathwiseSelector final : public Selector {
     double over = 0;
     for (int i = 0; i < kGroups; ++i) {
       if (p.interval_min_ns[i] != kNone) {
-        over = std::max(over, static_cast<double>(p.interval_min_ns[i]) /
-                                  Unloaded(p, i));
+        over = std::max(
+            over, static_cast<double>(p.interval_min_ns[i]) / Unloaded(p, i));
       }
     }
     if (p.base_ns != kNone && over > 0) {
