@@ -25,7 +25,10 @@ void PathwiseSelector::Reset() {
   const int n = table_.size();
   scorer_ = scoring::HeadScorer(ScorerConfig(params_));
   path_.assign(n, PathState{});
-  for (PathState& p : path_) p.mins.fill(kNone);
+  for (PathState& p : path_) {
+    p.mins.fill(kNone);
+    for (auto& m : p.op_mins) m.fill(kNone);
+  }
   window_.assign(n, {});
   failovers_.assign(n, 0);
   std::vector<bool> usable(n);
@@ -90,6 +93,13 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     // The base forgets the oldest tick's lowest latency.
     PathState& p = path_[i];
     p.mins[p.next] = p.window_min_ns;
+    for (int g = 0; g < kGroups; ++g) {
+      p.op_mins[g][p.next] = p.op_window_min_ns[g];
+      p.op_window_min_ns[g] = kNone;
+      const uint64_t op_base =
+          *std::min_element(p.op_mins[g].begin(), p.op_mins[g].end());
+      if (op_base != kNone) p.op_base_ns[g] = op_base;
+    }
     p.rates[p.next] = p.rate;
     p.next = (p.next + 1) % kBaseWindows;
     p.window_min_ns = kNone;

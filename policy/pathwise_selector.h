@@ -225,10 +225,8 @@ class PathwiseSelector final : public Selector {
         static_cast<uint64_t>(std::max<int64_t>(completion.latency_ns, 1));
     if (p.drain == 2 && table_.inflight(path) == 0) {
       // The probe, alone on the drained path: its latency is the base.
-      p.mins.fill(kNone);
+      p.RestartBase(static_cast<int>(io.op), lat);
       p.ClearLatencies();
-      p.window_min_ns = lat;
-      p.base_ns = lat;
       p.drain = 0;
     }
     if (p.lone_out) {
@@ -313,12 +311,28 @@ class PathwiseSelector final : public Selector {
       all = Latencies{};
       op.fill(Latencies{});
     }
+    // Forgets every lowest latency (base and per op group) but `lat`, the
+    // probe's, of op group g.
+    void RestartBase(int g, uint64_t lat) {
+      mins.fill(kNone);
+      for (auto& m : op_mins) m.fill(kNone);
+      op_window_min_ns.fill(kNone);
+      op_base_ns.fill(kNone);
+      window_min_ns = base_ns = lat;
+      op_window_min_ns[g] = op_base_ns[g] = lat;
+    }
     uint64_t base_ns = kNone;        // min over the ring and this window
     uint64_t window_min_ns = kNone;  // this tick's lowest latency
     std::array<uint64_t, kBaseWindows> mins{};  // past ticks' lowest
-    std::array<double, kBaseWindows> rates{};   // the rate at past ticks
-    int next = 0;                               // ring position
-    double rate = 0;                            // completions per second
+    // The same per op group: an op slower than the path's base (its
+    // fastest op's) is compared with its own until it has an unloaded
+    // latency of its own.
+    std::array<uint64_t, kGroups> op_base_ns{kNone, kNone, kNone};
+    std::array<uint64_t, kGroups> op_window_min_ns{kNone, kNone, kNone};
+    std::array<std::array<uint64_t, kBaseWindows>, kGroups> op_mins{};
+    std::array<double, kBaseWindows> rates{};  // the rate at past ticks
+    int next = 0;                              // ring position
+    double rate = 0;                           // completions per second
     int64_t rate_start_ns = -1;  // the current rate interval's start
     int64_t rate_count = 0;      // completions in it
     // The interval's lowest latency per op group.
@@ -431,6 +445,8 @@ class PathwiseSelector final : public Selector {
     }
     if (inflight < p.cap || p.base_ns == kNone) {
       p.window_min_ns = std::min(p.window_min_ns, lat);
+      p.op_window_min_ns[g] = std::min(p.op_window_min_ns[g], lat);
+      p.op_base_ns[g] = std::min(p.op_base_ns[g], lat);
       if (lat < p.base_ns) {
         p.base_ns = lat;
         UpdateCap(p);
@@ -488,8 +504,16 @@ class PathwiseSelector final : public Selector {
   }
   // The mean latency of the least loaded level with kLevelSamples
   // completions, at least the base; the base until a level has them.
+  // An op group with no unloaded latency of its own yet (a busy path
+  // seldom measures one alone) takes the path's, but never below the op's
+  // own lowest latency: against the path's base (its fastest op's) every
+  // completion of a slower op read as a queue.
   static double Unloaded(const PathState& p, int g) {
-    return Unloaded(p, p.op[g].known() ? p.op[g] : p.all);
+    if (p.op[g].known()) return Unloaded(p, p.op[g]);
+    const double all = Unloaded(p, p.all);
+    return p.op_base_ns[g] == kNone
+               ? all
+               : std::max(all, static_cast<double>(p.op_base_ns[g]));
   }
   static double Unloaded(const PathState& p) { return Unloaded(p, p.all); }
   static double Unloaded(const PathState& p, const Latencies& l) {
