@@ -31,7 +31,10 @@
 //     kBaseWindows ticks, bounds it from above. Kept for every op and per
 //     op group (read, write, other): a path can serve reads and writes at
 //     different latencies (a write cache, a link busy in one direction),
-//     and the mix's mean says neither;
+//     and the mix's mean says neither. An op group with no level or lone
+//     I/O of its own yet takes the path's, but at least its own lowest
+//     latency (kept per op group as `base` is): a busy path seldom
+//     measures an op alone, and its base is its fastest op's;
 //   - `cap` = knee x (1 + 1/kCapSlackDen) + 1, the knee being the I/Os it
 //     serves without a queue, read as TCP Vegas reads a queue: over each
 //     rate interval (at least one base latency), the most in flight at
