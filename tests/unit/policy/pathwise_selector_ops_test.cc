@@ -45,70 +45,6 @@ void CompleteMixed(PathwiseSelector& s, int path, int n, int64_t start,
   }
 }
 
-// A path can serve reads and writes at different latencies (a write cache,
-// a link busy in one direction). Each I/O goes to the path fastest at its
-// own op: here path 0 reads in 2 ms and writes in 6, path 1 the other way
-// round. By the mix's mean (4 ms on both) the two paths looked alike, and
-// half of each op went to the path three times slower at it. The ops'
-// latencies are learnt where the path's load is low (its least loaded
-// level, I/Os sent to it empty), as `unloaded` is: here 2 outstanding. (A
-// path never below its knee gives none, and both ops go by the mix's.)
-TEST(Pathwise, ReadsAndWritesGoWhereEachIsFast) {
-  PathwiseSelector s({.window_ns = 1 * kSec});
-  const std::vector<PathInfo> paths = {Path(), Path()};
-  s.SetPaths(paths);
-  using Io = std::tuple<int64_t, int, model::OpGroup, int64_t>;
-  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
-  std::array<std::array<int, 2>, 2> sent{};  // [read/write][path]
-  int64_t now = 0;
-  int next_tick = 1;
-  // The ops in random order: alternating, each op found its own path empty
-  // and the two never met.
-  std::mt19937 rng(1);
-  std::bernoulli_distribution reads(0.5);
-  const auto submit = [&] {
-    const bool read = reads(rng);
-    const IoRequest io{.op = read ? model::OpGroup::kRead
-                                  : model::OpGroup::kWrite};
-    const int p = s.Select(io);
-    ASSERT_TRUE(p == 0 || p == 1) << p;
-    s.OnSubmit(p, io, now);
-    const int64_t lat = (read == (p == 0) ? 2 : 6) * kMs;
-    out.emplace(now + lat, p, io.op, lat);
-    if (now >= 2 * kSec) ++sent[read ? 0 : 1][p];
-  };
-  for (int i = 0; i < 2; ++i) submit();
-  while (now < 12 * kSec) {
-    const auto [at, p, op, lat] = out.top();
-    out.pop();
-    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
-    now = at;
-    s.OnComplete(p, IoRequest{.op = op}, {.now_ns = now, .latency_ns = lat});
-    submit();
-  }
-  // 10 s at 2 / 2 ms: ~10k I/Os, each op on its fast path but for probes.
-  EXPECT_GT(sent[0][0], 15 * sent[0][1]) << sent[0][0] << " " << sent[0][1];
-  EXPECT_GT(sent[1][1], 15 * sent[1][0]) << sent[1][1] << " " << sent[1][0];
-  EXPECT_GT(sent[0][0] + sent[1][1], 9000);
-}
-
-// A queue only one op group has is a queue: here the writes wait (the link
-// is busy in their direction) while the reads, three times faster, still
-// come back at their unloaded latency. Against the mix's unloaded latency
-// the reads' lowest hid the queue and the cap kept growing past the knee.
-TEST(Pathwise, AQueueInOneOpGroupHoldsTheCap) {
-  PathwiseSelector s({.window_ns = 1 * kSec});
-  const std::vector<PathInfo> paths = {Path(), Path()};
-  s.SetPaths(paths);
-  // About 1.5 in flight: reads 1 ms, writes 3 ms, no queue.
-  CompleteMixed(s, 1, 400, 10 * kMs, 1 * kMs, 1 * kMs, 3 * kMs);
-  // About 6 in flight (a mean of 2.75 ms every 0.458 ms): the reads still
-  // 1 ms, the writes 4.5 ms, every write 1.5x its unloaded latency. The
-  // knee reads 6 / 1.5 = 4.
-  CompleteMixed(s, 1, 2000, 500 * kMs, 458 * kUs, 1 * kMs, 9 * kMs / 2);
-  EXPECT_LE(s.cap(1), 5);
-}
-
 // `outstanding` I/Os kept in flight on `s`, reads with probability
 // `read_share`; `latency(path, read, now)` is each one's latency. Ticks every
 // second; returns the I/Os sent from `from_ns` to `end_ns`, [read/write][path].
@@ -146,6 +82,47 @@ std::array<std::array<int, 2>, 2> ClosedLoopOps(
     submit();
   }
   return sent;
+}
+
+// A path can serve reads and writes at different latencies (a write cache,
+// a link busy in one direction). Each I/O goes to the path fastest at its
+// own op: here path 0 reads in 2 ms and writes in 6, path 1 the other way
+// round. By the mix's mean (4 ms on both) the two paths looked alike, and
+// half of each op went to the path three times slower at it. The ops'
+// latencies are learnt where the path's load is low (its least loaded
+// level, I/Os sent to it empty), as `unloaded` is: here 2 outstanding. (A
+// path never below its knee gives none, and both ops go by the mix's.)
+TEST(Pathwise, ReadsAndWritesGoWhereEachIsFast) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // The ops in random order: alternating, each op found its own path empty
+  // and the two never met.
+  const auto sent = ClosedLoopOps(s, 2, 0.5, 2 * kSec, 12 * kSec,
+                                  [](int p, bool read, int64_t) {
+                                    return (read == (p == 0) ? 2 : 6) * kMs;
+                                  });
+  // 10 s at 2 / 2 ms: ~10k I/Os, each op on its fast path but for probes.
+  EXPECT_GT(sent[0][0], 15 * sent[0][1]) << sent[0][0] << " " << sent[0][1];
+  EXPECT_GT(sent[1][1], 15 * sent[1][0]) << sent[1][1] << " " << sent[1][0];
+  EXPECT_GT(sent[0][0] + sent[1][1], 9000);
+}
+
+// A queue only one op group has is a queue: here the writes wait (the link
+// is busy in their direction) while the reads, three times faster, still
+// come back at their unloaded latency. Against the mix's unloaded latency
+// the reads' lowest hid the queue and the cap kept growing past the knee.
+TEST(Pathwise, AQueueInOneOpGroupHoldsTheCap) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  // About 1.5 in flight: reads 1 ms, writes 3 ms, no queue.
+  CompleteMixed(s, 1, 400, 10 * kMs, 1 * kMs, 1 * kMs, 3 * kMs);
+  // About 6 in flight (a mean of 2.75 ms every 0.458 ms): the reads still
+  // 1 ms, the writes 4.5 ms, every write 1.5x its unloaded latency. The
+  // knee reads 6 / 1.5 = 4.
+  CompleteMixed(s, 1, 2000, 500 * kMs, 458 * kUs, 1 * kMs, 9 * kMs / 2);
+  EXPECT_LE(s.cap(1), 5);
 }
 
 // A path whose writes are slower than its reads is not queued for that:
