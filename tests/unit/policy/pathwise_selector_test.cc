@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
-#include <queue>
-#include <tuple>
 #include <vector>
 
 #include "scoring/scoring.h"
@@ -154,49 +151,6 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
   s.OnComplete(0, Read(), {.now_ns = probe + 2 * kMs, .latency_ns = 2 * kMs});
   EXPECT_EQ(s.base(0), static_cast<uint64_t>(2 * kMs));
   EXPECT_EQ(s.Select(Read()), 0);
-}
-
-// Runs `s` as a closed loop of `outstanding` I/Os until `end_ns`, ticking
-// it every second: each completion submits the next I/O `host_ns` later
-// (time outside the paths: a ublk round trip), whose latency is
-// `latency(path, now)`. Returns the I/Os sent to each of two paths at or
-// after `from_ns`.
-std::array<int, 2> ClosedLoop(
-    PathwiseSelector& s, int outstanding, int64_t from_ns, int64_t end_ns,
-    const std::function<int64_t(int, int64_t)>& latency, int64_t host_ns = 0) {
-  // (completion time, path, latency), earliest first.
-  using Io = std::tuple<int64_t, int, int64_t>;
-  std::priority_queue<Io, std::vector<Io>, std::greater<>> out;
-  int64_t now = 0;
-  int next_tick = 1;
-  std::array<int, 2> sent{};
-  const auto submit = [&] {
-    const int p = s.Select(Read());
-    EXPECT_TRUE(p == 0 || p == 1) << p;
-    if (p != 0 && p != 1) return;
-    s.OnSubmit(p, Read(), now);
-    const int64_t lat = latency(p, now);
-    out.emplace(now + lat, p, lat);
-    if (now >= from_ns) ++sent[p];
-  };
-  for (int k = 0; k < outstanding; ++k) submit();
-  while (now < end_ns && !out.empty()) {
-    const auto [at, p, lat] = out.top();
-    out.pop();
-    while (next_tick * kSec <= at) s.Tick(next_tick++ * kSec);
-    now = at;
-    if (p < 0) {  // back from the host
-      submit();
-      continue;
-    }
-    s.OnComplete(p, Read(), {.now_ns = now, .latency_ns = lat});
-    if (host_ns > 0) {
-      out.emplace(now + host_ns, -1, 0);
-    } else {
-      submit();
-    }
-  }
-  return sent;
 }
 
 // The slow path's probes in `span_ns`: one per kProbeBases x 36 ms (+ its
