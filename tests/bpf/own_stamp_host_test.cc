@@ -78,8 +78,9 @@ void MakeRig(OwnStampRig& rig) {
 // requests' stamps, two seconds old, so that a request whose home slot is
 // one of them stamps another slot of its line. Every request must still
 // stamp a free slot at issue and take exactly its own stamp at completion:
-// exact counts, no collision, no latency near two seconds, and the other
-// requests' slots untouched. (At most 2 I/Os in flight, a flush beside
+// exact counts, no collision (but those a burst of hidden completions
+// explains, below), no latency near two seconds, and the other requests'
+// slots untouched. (At most 2 I/Os in flight, a flush beside
 // them, in a line's five free slots: room for two words left behind by
 // completions the kernel hid from BPF (sampler_host_fixture.h), which
 // stay until their tag is issued again; at 4 in flight such words made a
@@ -115,6 +116,17 @@ TEST_F(OwnStampHostTest, EachRequestFindsItsOwnStampInItsLine) {
       EXPECT_EQ(SlowerThanASecond(before, after, dev, op), 0u)
           << "a completion took another request's stamp";
     }
+  };
+  // A burst of completions the kernel hid (ten in a row, seen once under
+  // load) leaves its words in consecutive slots; three fill a line's room
+  // beside one other I/O and a flush, and until their tags are issued
+  // again the line's other five tags can collide: five per three hidden
+  // while tags are handed out in turn, allowed as two per hidden. A start
+  // that found no free slot where there was one collides thousands of
+  // times here and still fails.
+  hooks.collisions_explained = [](uint64_t hidden) -> uint64_t {
+    constexpr uint64_t kToFillALine = PW_START_SLOTS - kForeignSlots - 2;
+    return hidden >= kToFillALine ? 2 * hidden : 0;
   };
   SamplerOptions o;
   o.force_own_start = true;

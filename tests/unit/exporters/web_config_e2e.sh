@@ -180,10 +180,11 @@ else
     fail "TLS versions: 1.1: $(grep -m1 -E 'New,|alert' <<<"$v11"); default: $(grep -m1 'New,' <<<"$v13")"
   fi
 
-  # Debian's prometheus scraping over https with basic auth.
-  pport=$((20000 + RANDOM % 40000))
+  # Debian's prometheus scraping over https with basic auth. A 3 s
+  # timeout: a sanitizer build on a loaded machine takes a good part of a
+  # second for the TLS handshake and the bcrypt check together.
   cat >prometheus.yml <<EOF
-global: {scrape_interval: 1s, scrape_timeout: 1s}
+global: {scrape_interval: 3s, scrape_timeout: 3s}
 scrape_configs:
   - job_name: pathwise
     scheme: https
@@ -196,11 +197,27 @@ scrape_configs:
     basic_auth: {username: prom, password: wrong}
     static_configs: [{targets: ["localhost:$port"]}]
 EOF
-  prometheus --config.file=prometheus.yml --storage.tsdb.path="$tmp/data" \
-    --web.listen-address="127.0.0.1:$pport" >"$tmp/prometheus.log" 2>&1 &
-  pids+=($!)
+  # A random port may be taken: another one until prometheus answers.
+  pport=""
+  for _ in $(seq 1 5); do
+    p=$((20000 + RANDOM % 40000))
+    rm -rf "$tmp/data"
+    prometheus --config.file=prometheus.yml --storage.tsdb.path="$tmp/data" \
+      --web.listen-address="127.0.0.1:$p" >"$tmp/prometheus.log" 2>&1 &
+    ppid=$!
+    pids+=("$ppid")
+    for _ in $(seq 1 100); do
+      kill -0 "$ppid" 2>/dev/null || break
+      if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$p/-/ready"; then pport=$p; break; fi
+      sleep 0.2
+    done
+    [[ -n $pport ]] && break
+    kill "$ppid" 2>/dev/null
+  done
+  [[ -n $pport ]] || fail "prometheus never came up: $(tail -5 "$tmp/prometheus.log")"
   up=""
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 120); do
+    [[ -n $pport ]] || break
     r=$(curl -s --max-time 2 "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=up' 2>/dev/null)
     if grep -q '"job":"pathwise"[^}]*},"value":\[[0-9.]*,"1"\]' <<<"$r" &&
       grep -q '"job":"pathwise_wrong_password"' <<<"$r"; then up=$r; break; fi
