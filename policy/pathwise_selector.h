@@ -81,7 +81,9 @@
 //      whose last interval showed a queue is ranked instead by when an
 //      I/O sent now would complete (ExpectedDelay): below a cap read too
 //      high, its next I/O only queues, and a slower idle path serves it
-//      sooner and adds its whole rate;
+//      sooner and adds its whole rate. A busy path with no unloaded
+//      latency of its own is ranked by at least its completions' mean,
+//      jitter included (Ordered);
 //   4. with every candidate at its cap, the least expected delay: every
 //      path is saturated, so the throughput is the same wherever the I/O
 //      waits, but equal in-flight counts (queue-depth) give a path half as
@@ -189,7 +191,7 @@ class PathwiseSelector final : public Selector {
         continue;
       }
       if (n >= p.cap) continue;
-      const double delay_ns = p.queued ? ExpectedDelay(p, n) : Unloaded(p, g);
+      const double delay_ns = p.queued ? ExpectedDelay(p, n) : Ordered(p, g);
       if (open < 0 || delay_ns < open_ns ||
           (delay_ns == open_ns && n < table_.inflight(open))) {
         open = i;
@@ -301,6 +303,10 @@ class PathwiseSelector final : public Selector {
   struct Latencies {
     std::array<LoadLevel, kLoadLevels> levels{};
     LoadLevel lone;
+    // Completions at loads above the levels' (the path held busy) while
+    // its last interval showed no queue: its latency with its jitter,
+    // which the base leaves out (see Ordered).
+    LoadLevel held;
     bool known() const {
       if (lone.count >= kLoneSamples) return true;
       for (const LoadLevel& level : levels) {
@@ -445,6 +451,9 @@ class PathwiseSelector final : public Selector {
                         kLoadLevels - 1);
       p.all.levels[level].Add(lat);
       p.op[g].levels[level].Add(lat);
+    } else if (p.base_ns != kNone && !p.queued) {
+      p.all.held.Add(lat);
+      p.op[g].held.Add(lat);
     }
     if (inflight < p.cap || p.base_ns == kNone) {
       p.window_min_ns = std::min(p.window_min_ns, lat);
@@ -519,6 +528,24 @@ class PathwiseSelector final : public Selector {
                : std::max(all, static_cast<double>(p.op_base_ns[g]));
   }
   static double Unloaded(const PathState& p) { return Unloaded(p, p.all); }
+  // What an I/O of op group g is expected to take on a path that shows no
+  // queue, to order the paths below their caps: its unloaded latency, but
+  // on a path held busy, with no level of kLevelSamples completions nor as
+  // many lone ones (its unloaded latency is then its lowest, or one lone
+  // I/O's), at least the mean of its completions held there. A jittery
+  // path's mean is well above its lowest: by its lowest, a path serving
+  // in 5 or 25 ms kept every I/O from one serving in 12.
+  static double Ordered(const PathState& p, int g) {
+    const double u = Unloaded(p, g);
+    const Latencies& l = p.op[g].known() ? p.op[g] : p.all;
+    if (l.held.count < kLevelSamples || l.lone.count >= kLevelSamples) {
+      return u;
+    }
+    for (const LoadLevel& level : l.levels) {
+      if (level.count >= kLevelSamples) return u;
+    }
+    return std::max(u, l.held.mean_ns);
+  }
   static double Unloaded(const PathState& p, const Latencies& l) {
     const auto base = static_cast<double>(p.base_ns);
     double unloaded = base;

@@ -181,6 +181,26 @@ TEST(Pathwise, JitterIsNotSaturation) {
   EXPECT_LE(sent[0], ProbesOf36MsPath(10 * kSec));
 }
 
+// A busy path is ordered by the mean of its completions, jitter included,
+// where it has no unloaded latency of its own (held above the levels'
+// loads, never empty), not by its lowest: path 1 serves in 5 or 25 ms at
+// any load (mean 15), path 0 in 12. By its lowest, path 1 took every I/O
+// but path 0's probes, at 16 / 15 ms where path 0 alone serves 16 / 12.
+TEST(Pathwise, AJitteryBusyPathIsOrderedByItsMean) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  uint64_t jitter = 0;
+  const std::array<int, 2> sent =
+      ClosedLoop(s, 16, 12 * kSec, 22 * kSec, [&](int p, int64_t) {
+        return p == 0 ? 12 * kMs : (++jitter % 2 ? 5 : 25) * kMs;
+      });
+  ASSERT_EQ(s.base(1), static_cast<uint64_t>(5 * kMs));
+  // 10 s at 16 / 12 ms: ~13.3k I/Os; at 16 / 15 ms, 10.7k.
+  EXPECT_GT(sent[0] + sent[1], 12500);
+  EXPECT_GT(sent[0], 9 * sent[1]) << sent[0] << " vs " << sent[1];
+}
+
 // Time the I/Os spend outside the paths is not saturation either: with 4
 // outstanding and 2 ms of each 8 ms cycle spent on the host, the fast path
 // holds 3 on average and its rate x latency says 3, but its lowest latency
