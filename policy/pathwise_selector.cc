@@ -110,7 +110,7 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     const uint64_t base = *std::min_element(p.mins.begin(), p.mins.end());
     // With no admitted completion in the whole span, keep the last base.
     if (base != kNone) p.base_ns = base;
-    UpdateCap(p);
+    PathState::UpdateCap(p);
   }
   StartDrain();
   scorer_.Update(window);
