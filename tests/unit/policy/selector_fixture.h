@@ -29,6 +29,23 @@ inline IoRequest Read(int cpu = 0, int node = 0) {
   return IoRequest{.op = model::OpGroup::kRead, .cpu = cpu, .numa_node = node};
 }
 
+// `n` completions on `path`, one every `gap` from `start`, each `latency`
+// long: each submitted `latency` before it completes, in time order, so
+// that they overlap as a real stream does (latency / gap of them in flight
+// at once, Little's law). The in-flight count is the same after.
+inline void Complete(Selector& s, int path, int n, int64_t start, int64_t gap,
+                     int64_t latency) {
+  int next_submit = 0;
+  for (int k = 0; k < n; ++k) {
+    const int64_t now = start + k * gap;
+    for (; next_submit < n && start + next_submit * gap - latency <= now;
+         ++next_submit) {
+      s.OnSubmit(path, Read(), start + next_submit * gap - latency);
+    }
+    s.OnComplete(path, Read(), {.now_ns = now, .latency_ns = latency});
+  }
+}
+
 // Selects, submits and completes one I/O at `now` with the latency of the
 // chosen path; returns the path.
 inline int RoundTrip(Selector& s, const IoRequest& io, int64_t now,
