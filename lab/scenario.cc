@@ -281,6 +281,14 @@ class Parser {
                                                       : &sc_.tcp.rto_max_ns);
       }
       if (key == "dupthresh") return SetInt(v, 1, 1000, &sc_.tcp.dupthresh);
+      if (key == "congestion") {
+        if (v == "cubic" || v == "reno") {
+          sc_.tcp.congestion = v == "cubic" ? TcpModel::Congestion::kCubic
+                                            : TcpModel::Congestion::kReno;
+          return absl::OkStatus();
+        }
+        return BadValue("congestion control (cubic or reno)", v);
+      }
     } else if (section_ == "path") {
       PathSpec& p = sc_.paths.back();
       if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);

@@ -85,6 +85,10 @@ struct TcpModel {
   int64_t rto_min_ns = 200 * kMs;  // Linux TCP_RTO_MIN
   int64_t rto_max_ns = 120 * kSec;
   int dupthresh = 3;  // segments after a loss needed for fast retransmit
+  // The congestion window's growth and reduction: Linux's default, CUBIC,
+  // or Reno (lab/README.md, "The model").
+  enum class Congestion { kCubic, kReno };
+  Congestion congestion = Congestion::kCubic;
 };
 
 struct Scenario {

@@ -116,7 +116,11 @@ Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector,
   for (const Event& e : sc_.events) {
     if (e.kind == EventKind::kLoss) loss[e.path].emplace_back(e.at_ns, e.loss);
   }
-  for (int i = 0; i < n_; ++i) paths_[i].tcp.SetLossSchedule(loss[i]);
+  for (int i = 0; i < n_; ++i) {
+    paths_[i].tcp.SetLossSchedule(loss[i]);
+    paths_[i].tcp.SetCubic(sc_.tcp.congestion ==
+                           TcpModel::Congestion::kCubic);
+  }
   result_.policy = selector_.policy();
   heap_.SetRenumberHook([this](const Ev& e, uint32_t old, uint32_t now) {
     if (e.kind() == EvKind::kComplete && ios_[e.id()].pending == old) {

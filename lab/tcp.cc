@@ -53,11 +53,23 @@ int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
         delay = std::max(delay, Recovery(rtt, fast, model, rng, &timeout));
       }
     }
-    // Reno: a timeout restarts from one segment, fast recovery halves.
-    c.ssthresh = std::max(c.cwnd / 2, 2.0);
-    c.cwnd = timeout ? 1.0 : c.ssthresh;
+    if (cubic_) {
+      // CUBIC: the window falls to beta of itself and W_max remembers it
+      // (fast convergence: less when it had not regained the last W_max);
+      // a timeout restarts from one segment and forgets W_max, as Linux's
+      // loss state resets CUBIC.
+      c.w_max = c.cwnd < c.w_max ? c.cwnd * (1 + kCubicBeta) / 2 : c.cwnd;
+      c.ssthresh = std::max(c.cwnd * kCubicBeta, 2.0);
+      c.cwnd = timeout ? 1.0 : c.ssthresh;
+      if (timeout) c.w_max = 0;
+      c.epoch_ns = -1;
+    } else {
+      // Reno: a timeout restarts from one segment, fast recovery halves.
+      c.ssthresh = std::max(c.cwnd / 2, 2.0);
+      c.cwnd = timeout ? 1.0 : c.ssthresh;
+    }
   } else {
-    GrowCwnd(c, segments_);
+    Grow(c, t, rtt);
   }
   if (delay > 0) {
     if (t > c.hol_until) c.hol_from = t;  // a new stall

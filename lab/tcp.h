@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The TCP model of one path: its connections, each with a Reno-like
-// congestion window, per-segment loss with fast retransmit or the
+// The TCP model of one path: its connections, each with a CUBIC (Linux's
+// default) or Reno congestion window, per-segment loss with fast retransmit or the
 // retransmission timer, and in-order delivery (head-of-line blocking).
 // lab/README.md describes the model and its simplifications.
 #ifndef PATHWISE_LAB_TCP_H_
@@ -31,7 +31,23 @@ struct TcpConn {
   // segments must be in flight).
   double cwnd = kInitialCwnd;
   double ssthresh = kMaxCwnd;
+  // CUBIC: the window before the last reduction (W_max), and the start of
+  // the congestion-avoidance epoch (-1: none yet), its K (s) and origin.
+  double w_max = 0;
+  int64_t epoch_ns = -1;
+  double k_s = 0;
+  double origin = 0;
 };
+
+// Linux's tcp_cubic.c constants: the window grows as
+// origin + C (t - K)^3 segments, t in seconds since the epoch began, and a
+// loss multiplies it by beta.
+inline constexpr double kCubicC = 0.4;
+inline constexpr double kCubicBeta = 717.0 / 1024;
+// Reno's pace at CUBIC's beta (segments per round trip), the floor CUBIC's
+// TCP-friendly region keeps: 3 (1 - beta) / (1 + beta).
+inline constexpr double kCubicRenoPace =
+    3 * (1 - kCubicBeta) / (1 + kCubicBeta);
 
 // A path's connections. Every I/O on the path carries `segments` segments
 // (data, command and completion).
@@ -39,6 +55,9 @@ class TcpPath {
  public:
   TcpPath(int queues, int segments)
       : conns_(static_cast<size_t>(queues)), segments_(segments) {}
+
+  // CUBIC (Linux's default) or Reno growth and reduction; Reno until set.
+  void SetCubic(bool cubic) { cubic_ = cubic; }
 
   int queues() const { return static_cast<int>(conns_.size()); }
   TcpConn& conn(int i) { return conns_[i]; }
@@ -69,12 +88,19 @@ class TcpPath {
   // round trip, the window growing as they are acknowledged, so the I/O's
   // segments, ready at `t`, take SendRounds round trips (FIFO per
   // connection). Returns when the last one leaves.
+  // Under CUBIC a connection that sends again after going idle (no I/O on
+  // it) moves its epoch on by the idle time, as Linux does
+  // (bictcp_cwnd_event), so that idle time does not grow the window.
   ABSL_ATTRIBUTE_ALWAYS_INLINE int64_t Send(TcpConn& c, int64_t t,
                                             int64_t rtt) const {
-    c.send_free =
-        std::max(t, c.send_free) +
-        static_cast<int64_t>(SendRounds(c.cwnd, c.ssthresh, segments_) *
-                             static_cast<double>(rtt));
+    const int64_t start = std::max(t, c.send_free);
+    if (cubic_ && c.inflight == 1 && c.epoch_ns >= 0 && t > c.send_free) {
+      c.epoch_ns = std::min(c.epoch_ns + (t - c.send_free), t);
+    }
+    const double rounds =
+        cubic_ ? CubicSendRounds(c, start, rtt, segments_)
+               : SendRounds(c.cwnd, c.ssthresh, segments_);
+    c.send_free = start + static_cast<int64_t>(rounds * static_cast<double>(rtt));
     return c.send_free;
   }
 
@@ -97,6 +123,60 @@ class TcpPath {
     return rounds + k / w;
   }
 
+  // SendRounds under CUBIC: above ssthresh the window grows each round
+  // towards the cubic target of that round's time (at most by half, at
+  // least at Reno's pace), not by one segment.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double CubicSendRounds(const TcpConn& c,
+                                                             int64_t t,
+                                                             int64_t rtt,
+                                                             double k) {
+    double w = c.cwnd;
+    if (k <= w) return k / w;
+    TcpConn e = c;  // the epoch as it would start now
+    if (e.epoch_ns < 0 && w >= e.ssthresh) StartEpoch(e, t);
+    double rounds = 0;
+    while (k > w) {
+      k -= w;
+      rounds += 1;
+      if (w < e.ssthresh) {
+        w = std::min(2 * w, std::max(e.ssthresh, w + 1));
+        if (w >= e.ssthresh && e.epoch_ns < 0) {
+          e.cwnd = w;
+          StartEpoch(e, t + static_cast<int64_t>(rounds * rtt));
+        }
+      } else {
+        const double target = CubicTarget(
+            e, t + static_cast<int64_t>(rounds * static_cast<double>(rtt)),
+            rtt);
+        w += std::max(kCubicRenoPace, std::min(target - w, w / 2));
+      }
+    }
+    return rounds + k / w;
+  }
+
+  // CUBIC's epoch begins at the first growth after a reduction: K is the
+  // time the cubic takes back to W_max (0 when the window is above it).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void StartEpoch(TcpConn& c,
+                                                      int64_t t) {
+    c.epoch_ns = t;
+    if (c.w_max > c.cwnd) {
+      c.k_s = std::cbrt((c.w_max - c.cwnd) / kCubicC);
+      c.origin = c.w_max;
+    } else {
+      c.k_s = 0;
+      c.origin = c.cwnd;
+    }
+  }
+  // The window CUBIC aims at, one round trip after `t` (Linux adds the
+  // minimum round trip to the time since the epoch).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double CubicTarget(const TcpConn& c,
+                                                         int64_t t,
+                                                         int64_t rtt) {
+    const double x =
+        static_cast<double>(t - c.epoch_ns + rtt) * 1e-9 - c.k_s;
+    return std::min(c.origin + kCubicC * x * x * x, TcpConn::kMaxCwnd);
+  }
+
   // The I/O's segments would all arrive at `t`: draws their losses (from
   // `rng`, only when the path loses segments), adds the recovery time,
   // updates the window and waits out a stall in progress on the connection.
@@ -110,7 +190,7 @@ class TcpPath {
     if (loss_ > 0) {
       t = Lossy(c, t, rtt, model, rng);
     } else {
-      GrowCwnd(c, segments_);
+      Grow(c, t, rtt);
     }
     // In-order delivery on the connection: wait out a stall in progress.
     if (t >= c.hol_from && t < c.hol_until) t = c.hol_until;
@@ -123,6 +203,43 @@ class TcpPath {
   // (Slow start adds its segments at once; in congestion avoidance, with a
   // window of 64 or more, the I/O's k segments add k/cwnd at once, the
   // per-segment sum to within k^2/cwnd^3; below 64, segment by segment.)
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Grow(TcpConn& c, int64_t t,
+                                         int64_t rtt) const {
+    if (cubic_) {
+      GrowCubic(c, segments_, t, rtt);
+    } else {
+      GrowCwnd(c, segments_);
+    }
+  }
+
+  // CUBIC (tcp_cubic.c): below ssthresh, slow start; above, each delivered
+  // segment moves the window by (target - cwnd) / cwnd towards the cubic
+  // target, at most 1/2 (1.5x per round trip), at least Reno's pace at
+  // CUBIC's beta (its TCP-friendly region, taken as a floor), and by
+  // 1/(100 cwnd) once at the target. Not modelled: HyStart, and the window
+  // kept while the connection is not limited by it.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCubic(TcpConn& c, int segments,
+                                                     int64_t t, int64_t rtt) {
+    if (c.cwnd >= TcpConn::kMaxCwnd) return;
+    double k = segments;
+    if (c.cwnd < c.ssthresh) {
+      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
+      c.cwnd += ss;
+      k -= ss;
+    }
+    if (k <= 0) return;
+    if (c.epoch_ns < 0) StartEpoch(c, t);
+    const double target = CubicTarget(c, t, rtt);
+    const double reno = k * kCubicRenoPace / c.cwnd;
+    if (target > c.cwnd) {
+      const double step = std::min((target - c.cwnd) / c.cwnd, 0.5) * k;
+      c.cwnd += std::max(reno, std::min(step, target - c.cwnd));
+    } else {
+      c.cwnd += std::max(reno, k / (100 * c.cwnd));
+    }
+    c.cwnd = std::min(c.cwnd, TcpConn::kMaxCwnd);
+  }
+
   ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCwnd(TcpConn& c, int segments) {
     if (c.cwnd >= TcpConn::kMaxCwnd) return;
     double k = segments;
@@ -167,6 +284,7 @@ class TcpPath {
   int segments_ = 1;
   std::vector<LossStep> steps_;
   bool any_loss_ = false;
+  bool cubic_ = false;
   double loss_ = 0;     // the step of the I/O being delivered
   double no_loss_ = 1;  // (1 - loss)^segments
 };

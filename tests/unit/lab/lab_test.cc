@@ -2,6 +2,7 @@
 // Unit tests of `pathwise lab`: the scenario parser, determinism, faults.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -103,6 +104,19 @@ TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
   ExpectError("[path a]\n[events]\n1s a loss 100%\n", "x.scn:3: bad loss");
   ExpectError("[path a]\n[path a]\n", "x.scn:2: path 'a' defined twice");
   ExpectError("[path a]\nana = sideways\n", "x.scn:2: ana: bad ANA state");
+  ExpectError("[tcp]\ncongestion = vegas\n[path a]\n",
+              "x.scn:2: congestion: bad congestion control (cubic or reno) 'vegas'");
+}
+
+// Linux's default congestion control unless the scenario names Reno.
+TEST(ScenarioTest, CongestionIsCubicUnlessReno) {
+  absl::StatusOr<Scenario> cubic = ParseScenario("[path a]\n", "x.scn");
+  ASSERT_TRUE(cubic.ok()) << cubic.status();
+  EXPECT_EQ(cubic->tcp.congestion, TcpModel::Congestion::kCubic);
+  absl::StatusOr<Scenario> reno =
+      ParseScenario("[tcp]\ncongestion = reno\n[path a]\n", "x.scn");
+  ASSERT_TRUE(reno.ok()) << reno.status();
+  EXPECT_EQ(reno->tcp.congestion, TcpModel::Congestion::kReno);
 }
 
 TEST(SimTest, DeterministicForASeed) {
@@ -192,6 +206,85 @@ TEST(TcpTest, TheWindowGrowsWithinAnIo) {
   // After a timeout (window 1, ssthresh 2): 1, then 2, 3, 4, ... per round:
   // 1 + (2 + ... + 37) = 703, then 24 of 38: about 37 rounds, not 727.
   EXPECT_NEAR(TcpPath::SendRounds(1, 2, 727), 37 + 24.0 / 38, 1e-9);
+}
+
+// CUBIC after a fast retransmit: the window falls to 0.7 of itself, then
+// grows by time, not by segments: back to W_max K = cbrt(0.3 W / 0.4)
+// seconds after the epoch began, however many segments were delivered,
+// and past it beyond. Reno, from the same loss, gains about one segment
+// per round trip (here per delivered window).
+TEST(TcpTest, CubicRegainsItsWindowByTime) {
+  const int64_t rtt = 20'000'000;  // 20 ms
+  constexpr int kSegments = 10;
+  const TcpModel model;
+  // A connection at W = 1000 in congestion avoidance, its next I/O sent in
+  // a loss episode that ends at 1 s, and the first draw (seed) that
+  // repairs it by fast retransmit rather than the timer.
+  auto after_one_loss = [&](bool cubic, TcpPath& path) -> TcpConn* {
+    for (uint64_t seed = 1; seed < 200; ++seed) {
+      path = TcpPath(1, kSegments);
+      path.SetCubic(cubic);
+      path.SetLossSchedule({{0, 0.3}, {1'000'000'000, 0}});
+      TcpConn& c = path.conn(0);
+      c.cwnd = c.ssthresh = 1000;
+      c.inflight = 100;  // enough segments in flight for fast retransmit
+      Rng rng(seed);
+      path.Deliver(c, 10'000'000, rtt, model, rng, 0);
+      if (c.cwnd > 1) return &c;
+    }
+    return nullptr;
+  };
+  TcpPath path(1, kSegments);
+  TcpConn* c = after_one_loss(true, path);
+  ASSERT_NE(c, nullptr);
+  ASSERT_DOUBLE_EQ(c->cwnd, 1000 * kCubicBeta);
+  EXPECT_DOUBLE_EQ(c->w_max, 1000);
+  // Deliveries every 10 ms from 1 s: K = cbrt(300 / 0.4) = 9.09 s.
+  const double k_s = std::cbrt(1000 * (1 - kCubicBeta) / kCubicC);
+  double at_half_k = 0;
+  Rng rng(1);
+  for (int64_t t = 1'000'000'000; t < 11'000'000'000; t += 10'000'000) {
+    path.Deliver(*c, t, rtt, model, rng, t);
+    if (at_half_k == 0 && t >= 1'000'000'000 + k_s * 5e8) at_half_k = c->cwnd;
+  }
+  // The plateau: most of the way back by K/2 (the cubic is 962 there),
+  // W_max by K, hardly beyond it.
+  EXPECT_GT(at_half_k, 0.9 * 1000);
+  EXPECT_LT(at_half_k, 1000);
+  EXPECT_NEAR(c->cwnd, 1000, 30);
+  // Reno from the same loss: 1000 deliveries of 10 segments at a window of
+  // ~500 gain about 20 segments.
+  TcpPath reno(1, kSegments);
+  TcpConn* r = after_one_loss(false, reno);
+  ASSERT_NE(r, nullptr);
+  ASSERT_DOUBLE_EQ(r->cwnd, 500);
+  for (int64_t t = 1'000'000'000; t < 11'000'000'000; t += 10'000'000) {
+    reno.Deliver(*r, t, rtt, model, rng, t);
+  }
+  EXPECT_NEAR(r->cwnd, 520, 2);
+}
+
+// An idle connection's epoch moves on by its idle time (Linux's
+// bictcp_cwnd_event): time without I/O does not grow the window.
+TEST(TcpTest, CubicIdleTimeDoesNotGrowTheWindow) {
+  const int64_t rtt = 20'000'000;
+  TcpPath path(1, 10);
+  path.SetCubic(true);
+  TcpConn& c = path.conn(0);
+  c.cwnd = c.ssthresh = 100;
+  c.w_max = 200;
+  c.inflight = 1;
+  path.Send(c, 0, rtt);
+  const TcpModel model;
+  Rng rng(1);
+  path.Deliver(c, rtt, rtt, model, rng, 0);  // the epoch starts
+  const int64_t epoch = c.epoch_ns;
+  const double w = c.cwnd;
+  // 30 s later the connection sends again, from idle.
+  path.Send(c, 30'000'000'000, rtt);
+  EXPECT_GE(c.epoch_ns, epoch + 29'000'000'000);
+  path.Deliver(c, 30'000'000'000 + rtt, rtt, model, rng, 30'000'000'000);
+  EXPECT_LT(c.cwnd, w + 1);
 }
 
 // Segments are lost at the rate in effect when they leave: an I/O sent
