@@ -321,6 +321,8 @@ mkdir -p "$(dirname "$OUT")"
   echo "date:        $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "kernel:      $(uname -r)"
   echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') x $(nproc)"
+  # Both tools read the clock per I/O; its cost moves the ratios.
+  echo "clock:       $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?') (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource 2>/dev/null || echo '?'))"
   echo "pathwise:    $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), block programs via $mode"
   echo "biolatency:  $BIOLATENCY (Debian libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null || echo '?'))"
   echo "workload:    fio randread 4k QD32 io_uring, submitted and reaped $BATCH at a time, ${RUNTIME}s x ${ROUNDS} rounds per config, loop device on tmpfs (dio=$dio), ${FILE_MB} MiB"
