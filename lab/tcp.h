@@ -212,6 +212,17 @@ class TcpPath {
     }
   }
 
+  // Slow start: below ssthresh each of the k delivered segments opens the
+  // window by one. Returns the segments delivered above it.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double SlowStart(TcpConn& c, double k) {
+    if (c.cwnd < c.ssthresh) {
+      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
+      c.cwnd += ss;
+      k -= ss;
+    }
+    return k;
+  }
+
   // CUBIC (tcp_cubic.c): below ssthresh, slow start; above, each delivered
   // segment moves the window by (target - cwnd) / cwnd towards the cubic
   // target, at most 1/2 (1.5x per round trip), at least Reno's pace at
@@ -221,12 +232,7 @@ class TcpPath {
   ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCubic(TcpConn& c, int segments,
                                                      int64_t t, int64_t rtt) {
     if (c.cwnd >= TcpConn::kMaxCwnd) return;
-    double k = segments;
-    if (c.cwnd < c.ssthresh) {
-      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
-      c.cwnd += ss;
-      k -= ss;
-    }
+    const double k = SlowStart(c, segments);
     if (k <= 0) return;
     if (c.epoch_ns < 0) StartEpoch(c, t);
     const double target = CubicTarget(c, t, rtt);
@@ -242,12 +248,7 @@ class TcpPath {
 
   ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCwnd(TcpConn& c, int segments) {
     if (c.cwnd >= TcpConn::kMaxCwnd) return;
-    double k = segments;
-    if (c.cwnd < c.ssthresh) {
-      const double ss = std::min(k, std::ceil(c.ssthresh - c.cwnd));
-      c.cwnd += ss;
-      k -= ss;
-    }
+    double k = SlowStart(c, segments);
     if (k <= 0) return;
     if (c.cwnd >= 64) {
       c.cwnd += k / c.cwnd;
