@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The TCP model of one path: its connections, each with a CUBIC (Linux's
-// default) or Reno congestion window, per-segment loss with fast retransmit or the
-// retransmission timer, and in-order delivery (head-of-line blocking).
+// default) or Reno congestion window, per-segment loss with fast retransmit or
+// the retransmission timer, and in-order delivery (head-of-line blocking).
 // lab/README.md describes the model and its simplifications.
 #ifndef PATHWISE_LAB_TCP_H_
 #define PATHWISE_LAB_TCP_H_
@@ -97,10 +97,10 @@ class TcpPath {
     if (cubic_ && c.inflight == 1 && c.epoch_ns >= 0 && t > c.send_free) {
       c.epoch_ns = std::min(c.epoch_ns + (t - c.send_free), t);
     }
-    const double rounds =
-        cubic_ ? CubicSendRounds(c, start, rtt, segments_)
-               : SendRounds(c.cwnd, c.ssthresh, segments_);
-    c.send_free = start + static_cast<int64_t>(rounds * static_cast<double>(rtt));
+    const double rounds = cubic_ ? CubicSendRounds(c, start, rtt, segments_)
+                                 : SendRounds(c.cwnd, c.ssthresh, segments_);
+    c.send_free =
+        start + static_cast<int64_t>(rounds * static_cast<double>(rtt));
     return c.send_free;
   }
 
@@ -156,8 +156,7 @@ class TcpPath {
 
   // CUBIC's epoch begins at the first growth after a reduction: K is the
   // time the cubic takes back to W_max (0 when the window is above it).
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static void StartEpoch(TcpConn& c,
-                                                      int64_t t) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static void StartEpoch(TcpConn& c, int64_t t) {
     c.epoch_ns = t;
     if (c.w_max > c.cwnd) {
       c.k_s = std::cbrt((c.w_max - c.cwnd) / kCubicC);
@@ -172,8 +171,7 @@ class TcpPath {
   ABSL_ATTRIBUTE_ALWAYS_INLINE static double CubicTarget(const TcpConn& c,
                                                          int64_t t,
                                                          int64_t rtt) {
-    const double x =
-        static_cast<double>(t - c.epoch_ns + rtt) * 1e-9 - c.k_s;
+    const double x = static_cast<double>(t - c.epoch_ns + rtt) * 1e-9 - c.k_s;
     return std::min(c.origin + kCubicC * x * x * x, TcpConn::kMaxCwnd);
   }
 
@@ -198,11 +196,7 @@ class TcpPath {
   }
 
  private:
-  // Each delivered segment opens the window by one (slow start) or by
-  // 1/cwnd (congestion avoidance).
-  // (Slow start adds its segments at once; in congestion avoidance, with a
-  // window of 64 or more, the I/O's k segments add k/cwnd at once, the
-  // per-segment sum to within k^2/cwnd^3; below 64, segment by segment.)
+  // The window's growth as the I/O's segments are delivered.
   ABSL_ATTRIBUTE_ALWAYS_INLINE void Grow(TcpConn& c, int64_t t,
                                          int64_t rtt) const {
     if (cubic_) {
@@ -246,6 +240,11 @@ class TcpPath {
     c.cwnd = std::min(c.cwnd, TcpConn::kMaxCwnd);
   }
 
+  // Reno: each delivered segment opens the window by one (slow start) or
+  // by 1/cwnd (congestion avoidance). (Slow start adds its segments at
+  // once; in congestion avoidance, with a window of 64 or more, the I/O's
+  // k segments add k/cwnd at once, the per-segment sum to within
+  // k^2/cwnd^3; below 64, segment by segment.)
   ABSL_ATTRIBUTE_ALWAYS_INLINE static void GrowCwnd(TcpConn& c, int segments) {
     if (c.cwnd >= TcpConn::kMaxCwnd) return;
     double k = SlowStart(c, segments);

@@ -104,8 +104,9 @@ TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
   ExpectError("[path a]\n[events]\n1s a loss 100%\n", "x.scn:3: bad loss");
   ExpectError("[path a]\n[path a]\n", "x.scn:2: path 'a' defined twice");
   ExpectError("[path a]\nana = sideways\n", "x.scn:2: ana: bad ANA state");
-  ExpectError("[tcp]\ncongestion = vegas\n[path a]\n",
-              "x.scn:2: congestion: bad congestion control (cubic or reno) 'vegas'");
+  ExpectError(
+      "[tcp]\ncongestion = vegas\n[path a]\n",
+      "x.scn:2: congestion: bad congestion control (cubic or reno) 'vegas'");
 }
 
 // Linux's default congestion control unless the scenario names Reno.
