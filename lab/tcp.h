@@ -118,9 +118,16 @@ class TcpPath {
     while (k > w) {
       k -= w;
       rounds += 1;
-      w = w < ssthresh ? std::min(2 * w, std::max(ssthresh, w + 1)) : w + 1;
+      w = w < ssthresh ? SlowStartRound(w, ssthresh) : w + 1;
     }
     return rounds + k / w;
+  }
+
+  // One round of slow start: the window doubles, but stops at ssthresh
+  // (and grows by at least one).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double SlowStartRound(double w,
+                                                            double ssthresh) {
+    return std::min(2 * w, std::max(ssthresh, w + 1));
   }
 
   // SendRounds under CUBIC: above ssthresh the window grows each round
@@ -138,16 +145,16 @@ class TcpPath {
     while (k > w) {
       k -= w;
       rounds += 1;
+      const int64_t at =
+          t + static_cast<int64_t>(rounds * static_cast<double>(rtt));
       if (w < e.ssthresh) {
-        w = std::min(2 * w, std::max(e.ssthresh, w + 1));
+        w = SlowStartRound(w, e.ssthresh);
         if (w >= e.ssthresh && e.epoch_ns < 0) {
           e.cwnd = w;
-          StartEpoch(e, t + static_cast<int64_t>(rounds * rtt));
+          StartEpoch(e, at);
         }
       } else {
-        const double target = CubicTarget(
-            e, t + static_cast<int64_t>(rounds * static_cast<double>(rtt)),
-            rtt);
+        const double target = CubicTarget(e, at, rtt);
         w += std::max(kCubicRenoPace, std::min(target - w, w / 2));
       }
     }

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit tests of the lab's TCP model (lab/tcp.h): the window's growth within
+// an I/O, CUBIC's regrowth by time and its idle rule, and loss drawn when
+// the segments leave.
+#include "lab/tcp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "lab/random.h"
+#include "lab/scenario.h"
+
+namespace pathwise::lab {
+namespace {
+
+// The window grows while an I/O's segments go: one round per window,
+// doubling below ssthresh, one more segment per round above.
+TEST(TcpTest, TheWindowGrowsWithinAnIo) {
+  constexpr double kNoSsthresh = TcpConn::kMaxCwnd;
+  // A window that holds them all: a fraction of a round.
+  EXPECT_DOUBLE_EQ(TcpPath::SendRounds(1000, kNoSsthresh, 3), 0.003);
+  // Slow start from 10: 10 + 20 + 40 + 80 + 160 + 320 = 630, then 97 of
+  // 640: 6.15 rounds for a 1 MiB I/O (727 segments), not 72.7.
+  EXPECT_NEAR(TcpPath::SendRounds(10, kNoSsthresh, 727), 6 + 97.0 / 640, 1e-9);
+  // After a timeout (window 1, ssthresh 2): 1, then 2, 3, 4, ... per round:
+  // 1 + (2 + ... + 37) = 703, then 24 of 38: about 37 rounds, not 727.
+  EXPECT_NEAR(TcpPath::SendRounds(1, 2, 727), 37 + 24.0 / 38, 1e-9);
+}
+
+// CUBIC after a fast retransmit: the window falls to 0.7 of itself, then
+// grows by time, not by segments: back to W_max K = cbrt(0.3 W / 0.4)
+// seconds after the epoch began, however many segments were delivered,
+// and past it beyond. Reno, from the same loss, gains about one segment
+// per round trip (here per delivered window).
+TEST(TcpTest, CubicRegainsItsWindowByTime) {
+  const int64_t rtt = 20'000'000;  // 20 ms
+  constexpr int kSegments = 10;
+  const TcpModel model;
+  // A connection at W = 1000 in congestion avoidance, its next I/O sent in
+  // a loss episode that ends at 1 s, and the first draw (seed) that
+  // repairs it by fast retransmit rather than the timer.
+  auto after_one_loss = [&](bool cubic, TcpPath& path) -> TcpConn* {
+    for (uint64_t seed = 1; seed < 200; ++seed) {
+      path = TcpPath(1, kSegments);
+      path.SetCubic(cubic);
+      path.SetLossSchedule({{0, 0.3}, {1'000'000'000, 0}});
+      TcpConn& c = path.conn(0);
+      c.cwnd = c.ssthresh = 1000;
+      c.inflight = 100;  // enough segments in flight for fast retransmit
+      Rng rng(seed);
+      path.Deliver(c, 10'000'000, rtt, model, rng, 0);
+      if (c.cwnd > 1) return &c;
+    }
+    return nullptr;
+  };
+  TcpPath path(1, kSegments);
+  TcpConn* c = after_one_loss(true, path);
+  ASSERT_NE(c, nullptr);
+  ASSERT_DOUBLE_EQ(c->cwnd, 1000 * kCubicBeta);
+  EXPECT_DOUBLE_EQ(c->w_max, 1000);
+  // Deliveries every 10 ms from 1 s: K = cbrt(300 / 0.4) = 9.09 s.
+  const double k_s = std::cbrt(1000 * (1 - kCubicBeta) / kCubicC);
+  double at_half_k = 0;
+  Rng rng(1);
+  for (int64_t t = 1'000'000'000; t < 11'000'000'000; t += 10'000'000) {
+    path.Deliver(*c, t, rtt, model, rng, t);
+    if (at_half_k == 0 && t >= 1'000'000'000 + k_s * 5e8) at_half_k = c->cwnd;
+  }
+  // The plateau: most of the way back by K/2 (the cubic is 962 there),
+  // W_max by K, hardly beyond it.
+  EXPECT_GT(at_half_k, 0.9 * 1000);
+  EXPECT_LT(at_half_k, 1000);
+  EXPECT_NEAR(c->cwnd, 1000, 30);
+  // Reno from the same loss: 1000 deliveries of 10 segments at a window of
+  // ~500 gain about 20 segments.
+  TcpPath reno(1, kSegments);
+  TcpConn* r = after_one_loss(false, reno);
+  ASSERT_NE(r, nullptr);
+  ASSERT_DOUBLE_EQ(r->cwnd, 500);
+  for (int64_t t = 1'000'000'000; t < 11'000'000'000; t += 10'000'000) {
+    reno.Deliver(*r, t, rtt, model, rng, t);
+  }
+  EXPECT_NEAR(r->cwnd, 520, 2);
+}
+
+// An idle connection's epoch moves on by its idle time (Linux's
+// bictcp_cwnd_event): time without I/O does not grow the window.
+TEST(TcpTest, CubicIdleTimeDoesNotGrowTheWindow) {
+  const int64_t rtt = 20'000'000;
+  TcpPath path(1, 10);
+  path.SetCubic(true);
+  TcpConn& c = path.conn(0);
+  c.cwnd = c.ssthresh = 100;
+  c.w_max = 200;
+  c.inflight = 1;
+  path.Send(c, 0, rtt);
+  const TcpModel model;
+  Rng rng(1);
+  path.Deliver(c, rtt, rtt, model, rng, 0);  // the epoch starts
+  const int64_t epoch = c.epoch_ns;
+  const double w = c.cwnd;
+  // 30 s later the connection sends again, from idle.
+  path.Send(c, 30'000'000'000, rtt);
+  EXPECT_GE(c.epoch_ns, epoch + 29'000'000'000);
+  path.Deliver(c, 30'000'000'000 + rtt, rtt, model, rng, 30'000'000'000);
+  EXPECT_LT(c.cwnd, w + 1);
+}
+
+// Segments are lost at the rate in effect when they leave: an I/O sent
+// after a loss episode ended is not delayed by it, one sent during it is.
+TEST(TcpTest, LossIsDrawnWhenTheSegmentsLeave) {
+  const int64_t rtt = 10'000'000;
+  const TcpModel model;
+  TcpPath path(1, 727);
+  path.SetLossSchedule({{1'000'000'000, 0.5}, {2'000'000'000, 0}});
+  Rng rng(7);
+  TcpConn& c = path.conn(0);
+  // Sent before and after the episode: on time.
+  EXPECT_EQ(path.Deliver(c, 600'000'000, rtt, model, rng, 500'000'000),
+            600'000'000);
+  EXPECT_EQ(path.Deliver(c, 2'600'000'000, rtt, model, rng, 2'500'000'000),
+            2'600'000'000);
+  // Sent within it (though it arrives after): half its segments lost.
+  EXPECT_GT(path.Deliver(c, 2'600'000'000, rtt, model, rng, 1'500'000'000),
+            2'600'000'000 + rtt);
+}
+
+}  // namespace
+}  // namespace pathwise::lab
