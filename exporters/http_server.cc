@@ -368,7 +368,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   }
   opts.push_back({MHD_OPTION_END, 0, nullptr});
   impl->daemon = MHD_start_daemon(
-      flags, 0, nullptr, nullptr,
+      flags, 0,
+      +[](void* cls, const sockaddr*, socklen_t) {
+        return static_cast<Impl*>(cls)->stopping.load() ? MHD_NO : MHD_YES;
+      },
+      self,
       +[](void* cls, MHD_Connection* c, const char* url, const char* method,
           const char*, const char*, size_t* upload_size, void** req_cls) {
         return static_cast<Impl*>(cls)->OnRequest(c, url, method, upload_size,
@@ -390,15 +394,18 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
 
 HttpServer::~HttpServer() {
   Impl& s = *impl_;
-  // No new connections; the listening socket is ours to close.
-  const MHD_socket listen = MHD_quiesce_daemon(s.daemon);
+  // No new connections. Not by quiescing the daemon: with epoll event
+  // threads, libmicrohttpd's quiesce and its event loop both take the
+  // listening socket out of the epoll set without a lock, and the loser of
+  // that race aborts the process. The accept policy refuses instead, and
+  // stopping the daemon closes the socket.
+  s.stopping.store(true);
   s.stop_reaper.Notify();
   s.reaper.join();
   // Every handler finishes and resumes its connection: libmicrohttpd
   // must not be stopped with a connection suspended.
   s.pool->Stop();
   MHD_stop_daemon(s.daemon);
-  if (listen != MHD_INVALID_SOCKET) close(listen);
 }
 
 std::vector<int> HttpServer::ListeningPorts() const { return {impl_->port}; }

@@ -78,6 +78,8 @@ struct HttpServer::Impl {
   absl::Notification stop_reaper;
   std::thread reaper;
   std::atomic<bool> running{false};
+  // Set first when stopping: new connections are refused from then on.
+  std::atomic<bool> stopping{false};
   std::string last_error;  // libmicrohttpd's last message during start
 
   explicit Impl(const HttpServerOptions& o)
