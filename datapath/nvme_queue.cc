@@ -56,12 +56,14 @@ NvmeQueue::~NvmeQueue() {
   }
 }
 
-policy::IoRequest NvmeQueue::SelectorIo(const ublk::IoRequest& r) const {
+policy::IoRequest NvmeQueue::SelectorIo(const Slot& s) {
+  const ublk::IoRequest& r = s.request;
   policy::IoRequest io;
   io.op = r.op == ublk::IoOp::kRead    ? model::OpGroup::kRead
           : r.op == ublk::IoOp::kWrite ? model::OpGroup::kWrite
                                        : model::OpGroup::kOther;
   io.bytes = r.length;
+  io.ahead = s.ahead;
   return io;
 }
 
@@ -91,7 +93,7 @@ void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
   RefreshPaths();
   // The choice and the submission to the selector in one lock round trip
   // (the turn's completions so far go in first).
-  const policy::IoRequest io = SelectorIo(s.request);
+  policy::IoRequest io = SelectorIo(s);
   int path = policy::kNoPath;
   if (prefer >= 0 && backend_.paths().Get(prefer).usable()) {
     path = prefer;
@@ -99,6 +101,7 @@ void NvmeQueue::Dispatch(uint16_t tag, int64_t now, int prefer) {
   } else {
     path = selector_.SelectAndSubmit(io, now, &pending_);
   }
+  s.ahead = io.ahead;
   if (path == policy::kNoPath) {
     if (!s.waiting) {
       s.waiting = true;
@@ -183,7 +186,7 @@ void NvmeQueue::AbandonCommand(uint16_t tag, int64_t now) {
   Slot& s = slots_[tag];
   pending_.push_back(
       {.path = s.path,
-       .io = SelectorIo(s.request),
+       .io = SelectorIo(s),
        .completion = {.now_ns = now, .latency_ns = 0, .ok = false}});
   --in_flight_;
   s.path = -1;
@@ -240,7 +243,7 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
   const Disposition d =
       DecideCompletion(res, data ? static_cast<int32_t>(r.length) : 0);
   PathStats& ps = stats_.paths[path];
-  const policy::IoRequest io = SelectorIo(r);
+  const policy::IoRequest io = SelectorIo(s);
   if (d.kind == Disposition::Kind::kComplete) {
     pending_.push_back(
         {.path = path,

@@ -44,6 +44,7 @@ class NvmeQueue final : public ublk::QueueBackend {
     int path = -1;            // where it is out; -1 none
     int attempts = 0;
     int64_t submit_ns = 0;  // to its current path
+    int ahead = -1;         // I/Os in flight on that path before it
     int64_t wait_deadline_ns = 0;
     uint64_t generation = 0;
     nvme::DsmRange range;  // Deallocate's payload
@@ -69,7 +70,8 @@ class NvmeQueue final : public ublk::QueueBackend {
   void StartProbes(int64_t now);
   void ArmTimer();
   bool NeedsTimer() const;
-  policy::IoRequest SelectorIo(const ublk::IoRequest& r) const;
+  // The selector's view of slot s's request (as submitted to its path).
+  static policy::IoRequest SelectorIo(const Slot& s);
 
   NvmeBackend& backend_;
   ublk::QueueContext& context_;

@@ -48,19 +48,23 @@ void SharedSelector::MaybeTick(int64_t now_ns, PendingCompletions* pending) {
   next_tick_ns_.store(now_ns + tick_ns_, std::memory_order_relaxed);
 }
 
-int SharedSelector::SelectAndSubmit(const policy::IoRequest& io, int64_t now_ns,
+int SharedSelector::SelectAndSubmit(policy::IoRequest& io, int64_t now_ns,
                                     PendingCompletions* pending) {
   absl::MutexLock l(&mu_);
   ApplyLocked(pending);
   const int path = selector_->Select(io);
-  if (path != policy::kNoPath) selector_->OnSubmit(path, io, now_ns);
+  if (path != policy::kNoPath) {
+    io.ahead = selector_->inflight(path);
+    selector_->OnSubmit(path, io, now_ns);
+  }
   return path;
 }
 
-void SharedSelector::Submit(int path, const policy::IoRequest& io,
-                            int64_t now_ns, PendingCompletions* pending) {
+void SharedSelector::Submit(int path, policy::IoRequest& io, int64_t now_ns,
+                            PendingCompletions* pending) {
   absl::MutexLock l(&mu_);
   ApplyLocked(pending);
+  io.ahead = selector_->inflight(path);
   selector_->OnSubmit(path, io, now_ns);
 }
 

@@ -74,13 +74,14 @@ class SharedSelector {
   void MaybeTick(int64_t now_ns, PendingCompletions* pending = nullptr);
 
   // Under one lock: `pending` (emptied), then the path for `io` and, if
-  // there is one, its submission there at `now_ns`. kNoPath: no usable
-  // path, nothing submitted.
-  int SelectAndSubmit(const policy::IoRequest& io, int64_t now_ns,
+  // there is one, its submission there at `now_ns`, with `io.ahead` set to
+  // the I/Os in flight there before it (the caller hands `io` back at its
+  // completion). kNoPath: no usable path, nothing submitted.
+  int SelectAndSubmit(policy::IoRequest& io, int64_t now_ns,
                       PendingCompletions* pending);
   // Under one lock: `pending` (emptied), then `io`'s submission to `path`
-  // (a path the caller chose: a retry on the same path).
-  void Submit(int path, const policy::IoRequest& io, int64_t now_ns,
+  // (a path the caller chose: a retry on the same path); sets `io.ahead`.
+  void Submit(int path, policy::IoRequest& io, int64_t now_ns,
               PendingCompletions* pending);
   // Gives the selector `pending` and empties it; no lock when it is empty.
   void Flush(PendingCompletions* pending);

@@ -221,6 +221,7 @@ void Sim<S>::SubmitToPath(int id, int pi) {
   io.conn = io.req.cpu % p.tcp.queues();
   io.path_submit_ns = now_;
   TcpConn& c = p.tcp.conn(io.conn);
+  io.req.ahead = selector_.inflight(pi);
   selector_.OnSubmit(pi, io.req, now_);
   ++c.inflight;
 

@@ -84,6 +84,10 @@ struct PathwisePath : PathwiseConstants {
     // its last interval showed no queue: its latency with its jitter,
     // which the base leaves out (see Ordered).
     LoadLevel held;
+    // Latency by the I/Os already in flight on the path when an I/O was
+    // sent (1, 2, 3, 4-7, 8-15, ...; see SentLatency): what one more I/O
+    // costs there. Forgotten every tick.
+    std::array<LoadLevel, kLoadLevels> sent{};
     bool known() const {
       if (lone.count >= kLoneSamples) return true;
       for (const LoadLevel& level : levels) {
@@ -159,9 +163,38 @@ struct PathwisePath : PathwiseConstants {
         std::max(p.rate, std::max(p.in_service, 1.0) * 1e9 / unloaded_ns);
     return std::max(unloaded_ns, (inflight + 1) * 1e9 / per_s);
   }
-  // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there.
+  // The `sent` level of an I/O sent with `ahead` already in flight (>= 1).
+  static int SentLevel(int ahead) {
+    return ahead < 4
+               ? ahead
+               : std::min<int>(std::bit_width(static_cast<unsigned>(ahead)) + 1,
+                               kLoadLevels - 1);
+  }
+  // The mean latency, this tick, of op group g's I/Os sent to `p` with
+  // `ahead` already in flight; 0 while fewer than kLevelSamples completed,
+  // and for an empty path (its unloaded latency says it: its probes in a
+  // loss episode took the episode's seconds).
+  static double SentLatency(const PathwisePath& p, int g, int ahead) {
+    if (ahead < 1) return 0;
+    const Latencies& l = p.op[g].known() ? p.op[g] : p.all;
+    const LoadLevel& s = l.sent[SentLevel(ahead)];
+    return s.count >= kLevelSamples ? s.mean_ns : 0;
+  }
+  // A completion of `lat` ns at `now_ns` on `p`, leaving `inflight` there;
+  // `ahead` in flight there when it was sent (-1 unknown).
   static void Learn(PathwisePath& p, int g, int inflight, uint64_t lat,
-                    int64_t now_ns) {
+                    int64_t now_ns, int ahead = -1) {
+    if (ahead >= 1) {
+      const int s = SentLevel(ahead);
+      for (Latencies* l : {&p.all, &p.op[g]}) {
+        LoadLevel& level = l->sent[s];
+        // Under half the level's mean: the path got faster at this load.
+        if (level.count > 0 && static_cast<double>(lat) * 2 < level.mean_ns) {
+          level = LoadLevel{};
+        }
+        level.Add(lat);
+      }
+    }
     // A completion in under half the path's unloaded latency is no jitter
     // of it: the path got faster (a shorter route, a target that
     // recovered). Its levels start afresh, so that it is ordered by its new

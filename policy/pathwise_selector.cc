@@ -103,6 +103,9 @@ void PathwiseSelector::Tick(int64_t /*now_ns*/) {
     p.rates[p.next] = p.rate;
     p.next = (p.next + 1) % kBaseWindows;
     p.window_min_ns = kNone;
+    // What one more I/O costs at each load is learned afresh.
+    p.all.sent.fill(LoadLevel{});
+    for (Latencies& l : p.op) l.sent.fill(LoadLevel{});
     if (++p.lone_age > kBaseWindows) {
       p.all.lone = LoadLevel{};
       for (Latencies& l : p.op) l.lone = LoadLevel{};

@@ -49,6 +49,9 @@ struct IoRequest {
   int cpu = 0;         // the submitting CPU, >= 0
   int numa_node = 0;   // the submitting CPU's NUMA node; -1 unknown
   uint32_t bytes = 0;  // the I/O's size (no policy uses it yet)
+  // The I/Os in flight on the path it was sent to, just before it was sent
+  // (the caller sets it from inflight(path) before OnSubmit); -1 unknown.
+  int ahead = -1;
 };
 
 // How an I/O left a path.

@@ -50,7 +50,8 @@ TEST(Family, PathwiseMeetsTheSelectorGoals) {
   EXPECT_GE(g.worst, 0.87) << table;                 // goal 0.90
   EXPECT_LE(g.worst_p99_where_close, 2.2) << table;  // goal 1.1
   // The tail rule's misses, whole runs and phases (measured 9 of 57 and,
-  // against the policies at 0.97x its throughput per phase, 26 of 293).
+  // against the policies at 0.97x its throughput per phase, 23 of 297;
+  // within 3 % in 95.0 %, worst 0.903).
   EXPECT_LE(g.p99_missed, 11) << table;
   EXPECT_GE(g.phase_p99_judged, 260) << table;
   EXPECT_LE(g.phase_p99_missed_comparable, 32) << table;
