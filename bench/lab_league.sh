@@ -4,8 +4,8 @@
 # scenarios (lab/generate.h, seed 2: the selector's constants were chosen
 # on seed 1, and the test command's fast family is seed 3; since then
 # seeds 1-4 and 8-10 have all been looked at while choosing between forms
-# of the selector; seed 11 judged one form unseen, and seeds 12 on are
-# held out). Writes
+# of the selector; seed 11 judged one form unseen, seeds 12 and 13 the
+# latency by load at sending, and seeds 14 on are held out). Writes
 # bench/results/lab_league.txt (the table, the losses, the selector's goals),
 # lab_league.csv (every run) and lab_league.svg (the picture); another seed
 # than 2 writes lab_league_seedS.*.
