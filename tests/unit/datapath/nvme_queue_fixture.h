@@ -15,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -121,6 +122,39 @@ class NvmeQueueTest : public ::testing::Test {
     now_ += ns;
     queue_->Poll();
     return Commands(context_.Drain());
+  }
+
+  // A closed loop of `outstanding` reads until `end_ns`: each read's
+  // command completes (successfully) at the time `done_at` gives for it when
+  // it is issued, and the next read goes out at once; `on_done` sees each
+  // completion after the queue has.
+  void ClosedLoop(int outstanding, int64_t end_ns,
+                  const std::function<int64_t(const Sqe&)>& done_at,
+                  const std::function<void(const Sqe&)>& on_done = {}) {
+    struct Out {
+      int64_t done;
+      Sqe sqe;
+      uint16_t tag;
+    };
+    std::vector<Out> out;
+    auto issue = [&](uint16_t tag) {
+      const Sqe s = Submit(Read(tag)).at(0);
+      out.push_back({done_at(s), s, tag});
+    };
+    for (int t = 0; t < outstanding; ++t) issue(static_cast<uint16_t>(t));
+    while (now_ < end_ns) {
+      auto first = std::min_element(
+          out.begin(), out.end(),
+          [](const Out& a, const Out& b) { return a.done < b.done; });
+      const Out o = *first;
+      out.erase(first);
+      now_ = o.done;
+      Cqe(o.sqe, 0);
+      if (on_done) on_done(o.sqe);
+      queue_->Poll();
+      context_.Drain();
+      issue(o.tag);
+    }
   }
 
   std::string dir_;

@@ -96,33 +96,11 @@ TEST_F(NvmeQueueTest, QueueDepthPicksTheEmptierPath) {
 // 30 ms and path 1 at 1 ms, pathwise sends nearly everything to path 1.
 TEST_F(NvmeQueueTest, PathwiseFollowsTheMeasuredLatencies) {
   Start(policy::Policy::kPathwise);
-  struct Out {
-    int64_t done;
-    Sqe sqe;
-    uint16_t tag;
-  };
-  std::vector<Out> out;
   std::array<int, 2> chosen{};
-  uint16_t next = 0;
-  const int64_t end = now_ + 5'000 * kMs;
-  auto issue = [&](uint16_t tag) {
-    const Sqe s = Submit(Read(tag)).at(0);
+  ClosedLoop(8, now_ + 5'000 * kMs, [&](const Sqe& s) {
     ++chosen[s.fd];
-    out.push_back({now_ + (s.fd == 0 ? 30 : 1) * kMs, s, tag});
-  };
-  for (; next < 8; ++next) issue(next);
-  while (now_ < end) {
-    auto first = std::min_element(
-        out.begin(), out.end(),
-        [](const Out& a, const Out& b) { return a.done < b.done; });
-    const Out o = *first;
-    out.erase(first);
-    now_ = o.done;
-    Cqe(o.sqe, 0);
-    queue_->Poll();
-    context_.Drain();
-    issue(o.tag);
-  }
+    return now_ + (s.fd == 0 ? 30 : 1) * kMs;
+  });
   EXPECT_GT(chosen[1], 20 * chosen[0]) << chosen[0] << " vs " << chosen[1];
 }
 
@@ -134,38 +112,19 @@ TEST_F(NvmeQueueTest, PathwiseFollowsTheMeasuredLatencies) {
 // that the queue hands the load it sent at back with the completion.
 TEST_F(NvmeQueueTest, PathwiseLearnsTheLatencyByLoadAtSending) {
   Start(policy::Policy::kPathwise);
-  struct Out {
-    int64_t done;
-    Sqe sqe;
-    uint16_t tag;
-  };
-  std::vector<Out> out;
   std::array<int, 2> done{};
   int64_t link_free = 0;
   const int64_t end = now_ + 4'000 * kMs;
-  auto issue = [&](uint16_t tag) {
-    const Sqe s = Submit(Read(tag)).at(0);
-    int64_t at = now_ + 830'000;
-    if (s.fd == 0) {
-      link_free = std::max(link_free, now_) + 334'000;
-      at = link_free + 340'000;
-    }
-    out.push_back({at, s, tag});
-  };
-  for (uint16_t t = 0; t < 4; ++t) issue(t);
-  while (now_ < end) {
-    auto first = std::min_element(
-        out.begin(), out.end(),
-        [](const Out& a, const Out& b) { return a.done < b.done; });
-    const Out o = *first;
-    out.erase(first);
-    now_ = o.done;
-    Cqe(o.sqe, 0);
-    if (now_ >= end - 1'000 * kMs) ++done[o.sqe.fd];
-    queue_->Poll();
-    context_.Drain();
-    issue(o.tag);
-  }
+  ClosedLoop(
+      4, end,
+      [&](const Sqe& s) {
+        if (s.fd != 0) return now_ + 830'000;
+        link_free = std::max(link_free, now_) + 334'000;
+        return link_free + 340'000;
+      },
+      [&](const Sqe& s) {
+        if (now_ >= end - 1'000 * kMs) ++done[s.fd];
+      });
   EXPECT_GE(done[0] + done[1], 5000) << done[0] << " + " << done[1];
   EXPECT_GE(done[1] * 100, 38 * (done[0] + done[1]))
       << done[0] << " + " << done[1];
