@@ -96,8 +96,8 @@ void AddInterval(CLI::App& app, Options* o,
 void AddSysfsRoot(CLI::App& app, Options* o,
                   const std::string& help =
                       "Where sysfs is mounted. Anything but /sys is bound "
-                      "over /sys in a private mount namespace so libnvme "
-                      "sees it too (needs CAP_SYS_ADMIN).");
+                      "over /sys in a private mount namespace so readers of "
+                      "/sys itself see it too (needs CAP_SYS_ADMIN).");
 void AddLogFlags(CLI::App& app, Options* o);
 // --format of `command`: `first` is the default.
 void AddFormat(CLI::App& app, Options* o, absl::string_view command,

@@ -233,7 +233,7 @@ Conventions:
   nonzero): see [Metrics](metrics.md#what-earns-a-series-by-default).
 - Sources: the **eBPF sampler** (`--bpf=auto|required`) and its **sysfs
   fallback** (`/sys/block/*/stat`, `--bpf=off` or where BPF cannot load);
-  the **topology collector** (libnvme, sysfs); the **scoring stage**; the
+  the **topology collector** (sysfs); the **scoring stage**; the
   **controller prober** (`--probe-interval`); the kernel's **diag/**
   counters; the **queue map** (`--queues`); the **actuators**
   (`--actuate`, `--head-iostats`); the **datapath**; the **HTTP server**.

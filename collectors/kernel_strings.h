@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernel's spelling of states and policies in sysfs (and libnvme,
-// which reads them from there), parsed into the model's enums. The one
-// place where a kernel string becomes an enum on the way in.
+// The kernel's spelling of states and policies in sysfs, parsed into the
+// model's enums. The one place where a kernel string becomes an enum on the way
+// in.
 #ifndef PATHWISE_COLLECTORS_KERNEL_STRINGS_H_
 #define PATHWISE_COLLECTORS_KERNEL_STRINGS_H_
 

@@ -1,68 +1,51 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/nvme_topology_collector.h"
 
-#include <dirent.h>
-#include <syslog.h>
-
-// libnvme 1.3's headers have no extern "C" guards of their own.
-extern "C" {
-#include <nvme/filters.h>
-#include <nvme/tree.h>
-}
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
+#include <system_error>
 
-#include "absl/base/const_init.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/strings/strip.h"
 #include "collectors/topology_builder.h"
-#include "spdlog/spdlog.h"
+#include "model/types.h"
 
 namespace pathwise::collectors {
 namespace {
 
-// libnvme 1.3 keeps process-global state (the current root, the default
-// host), so scans are serialised. This guards the library, it is not state
-// of ours.
-ABSL_CONST_INIT absl::Mutex libnvme_mu(absl::kConstInit);
-
-std::string Str(const char* s) { return s ? std::string(s) : std::string(); }
-
-// A libnvme string attribute: nullopt when libnvme has none.
-std::optional<std::string> Opt(const char* s) {
-  return s ? std::optional<std::string>(s) : std::nullopt;
+// A controller in class/nvme: nvme<N>.
+bool IsControllerName(absl::string_view n) {
+  return absl::ConsumePrefix(&n, "nvme") && !n.empty() &&
+         std::all_of(n.begin(), n.end(), absl::ascii_isdigit);
 }
 
-// Captures libnvme's log output (it writes to a FILE*) so it goes through
-// our logger instead of straight to stderr.
-class LibnvmeLog {
- public:
-  LibnvmeLog() { fp_ = open_memstream(&buf_, &len_); }
-  ~LibnvmeLog() {
-    if (fp_) fclose(fp_);
-    if (buf_ && len_ > 0) {
-      for (absl::string_view line : absl::StrSplit(
-               absl::string_view(buf_, len_), '\n', absl::SkipEmpty())) {
-        spdlog::debug("libnvme: {}", std::string(line));
-      }
+// A path in its controller's directory: nvme<S>c<C>n<N>, perhaps followed
+// by more (which the builder then reports as a name it cannot place).
+bool LooksLikePath(absl::string_view n) {
+  for (absl::string_view sep : {"nvme", "c", "n"}) {
+    if (!absl::ConsumePrefix(&n, sep) || n.empty() ||
+        !absl::ascii_isdigit(n.front())) {
+      return false;
     }
-    free(buf_);
+    while (!n.empty() && absl::ascii_isdigit(n.front())) n.remove_prefix(1);
   }
-  FILE* fp() const { return fp_; }
+  return true;
+}
 
- private:
-  FILE* fp_ = nullptr;
-  char* buf_ = nullptr;
-  size_t len_ = 0;
-};
+// A string attribute: nullopt when it is missing, unreadable or empty.
+std::optional<std::string> Attr(const SysfsReader& reader,
+                                const std::string& rel) {
+  absl::StatusOr<std::string> v = reader.ReadAttr(rel);
+  if (!v.ok() || v->empty()) return std::nullopt;
+  return *std::move(v);
+}
 
 // A diag/ counter: nullopt when the attribute does not exist (a kernel
 // without it, or a device that went away since the walk), which is no error.
@@ -101,79 +84,85 @@ RawControllerDiag ReadControllerDiag(const SysfsReader& reader,
       .reconnects = ReadCounter(reader, dir + "/diag/reconnect_count")};
 }
 
-struct RootDeleter {
-  void operator()(nvme_root* r) const { nvme_free_tree(r); }
-};
-
-// Lists class/nvme and has libnvme scan each controller into `root` (sysfs
-// only: no admin commands). Controllers it could not scan are reported in
-// `raw.scan_errors`; an error is returned only when nothing can be listed.
-absl::Status ScanControllers(nvme_root* root, const SysfsReader& reader,
-                             RawTopology& raw) {
-  struct dirent** ents = nullptr;
-  int n = nvme_scan_ctrls(&ents);
-  if (n < 0) {
-    const int err = errno;
-    // No /sys/class/nvme: the nvme driver is not loaded, so there is no NVMe.
-    if (err == ENOENT) return absl::OkStatus();
-    return absl::UnavailableError(
-        absl::StrCat("class/nvme: ", std::strerror(err)));
-  }
-  for (int i = 0; i < n; ++i) {
-    errno = 0;
-    if (nvme_scan_ctrl(root, ents[i]->d_name) == nullptr &&
-        // A controller deleted between listing and scanning (hotplug,
-        // disconnect) is simply gone, not an error.
-        reader.Exists(absl::StrCat("class/nvme/", ents[i]->d_name))) {
-      raw.scan_errors.push_back(absl::UnavailableError(
-          absl::StrCat("class/nvme/", ents[i]->d_name,
-                       ": libnvme could not scan controller: ",
-                       std::strerror(errno ? errno : EIO))));
-    }
-    free(ents[i]);
-  }
-  free(ents);
-  return absl::OkStatus();
-}
-
-RawSubsystem ReadSubsystem(nvme_subsystem_t s, const std::string& name,
-                           const SysfsReader& reader) {
+RawSubsystem ReadSubsystem(const std::string& name, const SysfsReader& reader) {
   const std::string dir = absl::StrCat("class/nvme-subsystem/", name);
   return {.name = name,
-          .nqn = Str(nvme_subsystem_get_nqn(s)),
+          .nqn = Attr(reader, dir + "/subsysnqn").value_or(""),
           .iopolicy = reader.ReadAttr(dir + "/iopolicy"),
           .model = reader.ReadAttr(dir + "/model"),
           .serial = reader.ReadAttr(dir + "/serial")};
 }
 
-RawController ReadController(nvme_ctrl_t c, const std::string& subsystem,
+// The transport address's parts, as the kernel writes them for fabrics
+// ("traddr=...,trsvcid=...,host_traddr=...,host_iface=..."); for PCIe the
+// address is the PCI address itself, or, on kernels without the attribute,
+// the PCI device the controller's directory hangs under.
+void ReadAddress(const SysfsReader& reader, const std::string& cdir,
+                 RawController& ctrl) {
+  if (!ctrl.transport) return;
+  if (*ctrl.transport == "pcie") {
+    if (ctrl.address) {
+      ctrl.traddr = *ctrl.address;
+      return;
+    }
+    // .../0000:00:04.0/nvme/nvme0: the component before the first nvme*.
+    std::error_code ec;
+    const std::filesystem::path real =
+        std::filesystem::canonical(reader.Path(cdir), ec);
+    if (ec) return;
+    std::string before;
+    for (const auto& part : real) {
+      const std::string p = part.string();
+      if (absl::StartsWith(p, "nvme")) break;
+      if (p != "/") before = p;
+    }
+    if (!before.empty()) ctrl.address = before;
+    return;
+  }
+  if (!ctrl.address) return;
+  for (absl::string_view kv :
+       absl::StrSplit(*ctrl.address, ',', absl::SkipEmpty())) {
+    if (absl::ConsumePrefix(&kv, "traddr=")) {
+      ctrl.traddr = std::string(kv);
+    } else if (absl::ConsumePrefix(&kv, "trsvcid=")) {
+      ctrl.trsvcid = std::string(kv);
+    } else if (absl::ConsumePrefix(&kv, "host_traddr=")) {
+      ctrl.host_traddr = std::string(kv);
+    } else if (absl::ConsumePrefix(&kv, "host_iface=")) {
+      ctrl.host_iface = std::string(kv);
+    }
+  }
+}
+
+RawController ReadController(const std::string& name,
+                             const std::string& subsystem,
                              const SysfsReader& reader) {
+  const std::string cdir = absl::StrCat("class/nvme/", name);
   RawController ctrl;
-  ctrl.name = Str(nvme_ctrl_get_name(c));
+  ctrl.name = name;
   ctrl.subsystem = subsystem;
-  ctrl.transport = Opt(nvme_ctrl_get_transport(c));
-  ctrl.address = Opt(nvme_ctrl_get_address(c));
-  ctrl.traddr = Str(nvme_ctrl_get_traddr(c));
-  ctrl.trsvcid = Str(nvme_ctrl_get_trsvcid(c));
-  ctrl.host_traddr = Str(nvme_ctrl_get_host_traddr(c));
-  ctrl.host_iface = Str(nvme_ctrl_get_host_iface(c));
-  ctrl.state = Opt(nvme_ctrl_get_state(c));
-  ctrl.cntlid =
-      reader.ReadAttr(absl::StrCat("class/nvme/", ctrl.name, "/cntlid"));
-  ctrl.numa_node = Opt(nvme_ctrl_get_numa_node(c));
-  ctrl.queue_count = Opt(nvme_ctrl_get_queue_count(c));
-  ctrl.diag = ReadControllerDiag(reader, "class/nvme/" + ctrl.name);
+  ctrl.transport = Attr(reader, cdir + "/transport");
+  ctrl.address = Attr(reader, cdir + "/address");
+  ReadAddress(reader, cdir, ctrl);
+  ctrl.state = Attr(reader, cdir + "/state");
+  ctrl.cntlid = reader.ReadAttr(cdir + "/cntlid");
+  ctrl.numa_node = Attr(reader, cdir + "/numa_node");
+  ctrl.queue_count = Attr(reader, cdir + "/queue_count");
+  ctrl.diag = ReadControllerDiag(reader, cdir);
   return ctrl;
 }
 
-// Reads a path and, the first time one of its paths is met, its head.
-RawPath ReadPath(nvme_path_t p, const std::string& controller,
-                 const SysfsReader& reader,
-                 std::map<std::string, RawHead>& heads) {
+// Reads a path and, the first time one of its paths is met, its head;
+// nullopt when the path went away while it was read.
+std::optional<RawPath> ReadPath(const std::string& name,
+                                const std::string& controller,
+                                const SysfsReader& reader,
+                                std::map<std::string, RawHead>& heads) {
   RawPath path;
-  path.name = Str(nvme_path_get_name(p));
+  path.name = name;
   path.controller = controller;
-  path.ana_state = Opt(nvme_path_get_ana_state(p));
+  const std::string pdir = absl::StrCat("class/nvme/", controller, "/", name);
+  path.ana_state = Attr(reader, pdir + "/ana_state");
   // Since 5.15 the kernel gives hidden disks no dev_t in sysfs
   // (device_add_disk() leaves ddev->devt unset for GENHD_FL_HIDDEN), so a
   // path usually has no `dev` attribute; its major:minor is then unknown to
@@ -182,6 +171,13 @@ RawPath ReadPath(nvme_path_t p, const std::string& controller,
   const std::string dev = absl::StrCat("block/", path.name, "/dev");
   if (reader.Exists(dev)) path.dev = reader.ReadAttr(dev);
   path.diag = ReadPathDiag(reader, "block/" + path.name);
+  if (!reader.Exists(pdir)) return std::nullopt;
+  // A controller without ANA reporting has no ana_state attribute; the
+  // kernel treats its paths as optimized (nvme_mpath_add_disk() sets
+  // NVME_ANA_OPTIMIZED), and so does libnvme.
+  if (!path.ana_state && !reader.Exists(pdir + "/ana_state")) {
+    path.ana_state = "optimized";
+  }
   // The head's attributes are read here, where /sys is; a path name that
   // names no head is reported by the builder.
   absl::StatusOr<std::string> head = HeadNameOfPath(path.name);
@@ -194,43 +190,56 @@ RawPath ReadPath(nvme_path_t p, const std::string& controller,
   return path;
 }
 
-// The raw scan: everything the builder needs, read from libnvme and sysfs
-// under one hold of the libnvme lock.
+// The raw scan: everything the builder needs, read from sysfs. Controllers
+// and paths come and go while it runs (a disconnect, a reset, hotplug):
+// whatever vanished between listing and reading is left out, not reported.
 absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
-  absl::MutexLock lock(&libnvme_mu);
-  LibnvmeLog log;
-  std::unique_ptr<nvme_root, RootDeleter> root(
-      nvme_create_root(log.fp(), LOG_NOTICE));
-  if (!root) return absl::InternalError("nvme_create_root failed");
-
   RawTopology raw;
-  if (absl::Status st = ScanControllers(root.get(), reader, raw); !st.ok()) {
-    return st;
+  absl::StatusOr<std::vector<std::string>> names = reader.ListDir("class/nvme");
+  if (!names.ok()) {
+    // No class/nvme: the nvme driver is not loaded, so there is no NVMe.
+    if (absl::IsNotFound(names.status())) return raw;
+    return absl::UnavailableError(names.status().message());
   }
-  std::set<std::string> subsystems_seen;
-  nvme_host_t h;
-  nvme_subsystem_t s;
-  nvme_ctrl_t c;
-  nvme_path_t p;
-  nvme_for_each_host(root.get(), h) {
-    nvme_for_each_subsystem(h, s) {
-      const char* sname = nvme_subsystem_get_name(s);
-      if (sname == nullptr) continue;  // no sysfs entry behind it
-      const std::string sub_name = sname;
-      // Without a host NQN (PCIe and no /etc/nvme/hostnqn) libnvme 1.3 may
-      // file one kernel subsystem under several generated hosts; its
-      // attributes are read once.
-      if (subsystems_seen.insert(sub_name).second) {
-        raw.subsystems.push_back(ReadSubsystem(s, sub_name, reader));
+  // Each subsystem lists its controllers as links in its directory.
+  std::map<std::string, std::string> subsystem_of;
+  absl::StatusOr<std::vector<std::string>> subsystems =
+      reader.ListDir("class/nvme-subsystem");
+  for (const std::string& sub :
+       subsystems.value_or(std::vector<std::string>())) {
+    absl::StatusOr<std::vector<std::string>> entries =
+        reader.ListDir(absl::StrCat("class/nvme-subsystem/", sub));
+    for (const std::string& e : entries.value_or(std::vector<std::string>())) {
+      if (IsControllerName(e)) subsystem_of.emplace(e, sub);
+    }
+  }
+  std::set<std::string> subsystems_read;
+  for (const std::string& name : *names) {
+    if (!IsControllerName(name)) continue;
+    const std::string cdir = absl::StrCat("class/nvme/", name);
+    auto sub = subsystem_of.find(name);
+    if (sub == subsystem_of.end()) {
+      // A controller deleted since the listing is simply gone.
+      if (reader.Exists(cdir)) {
+        raw.scan_errors.push_back(absl::UnavailableError(absl::StrCat(
+            cdir, ": in no subsystem under class/nvme-subsystem")));
       }
-      nvme_subsystem_for_each_ctrl(s, c) {
-        RawController ctrl = ReadController(c, sub_name, reader);
-        nvme_ctrl_for_each_path(c, p) {
-          raw.paths.push_back(ReadPath(p, ctrl.name, reader, raw.heads));
-        }
-        raw.controllers.push_back(std::move(ctrl));
+      continue;
+    }
+    RawController ctrl = ReadController(name, sub->second, reader);
+    absl::StatusOr<std::vector<std::string>> entries = reader.ListDir(cdir);
+    // Gone while it was read: what was read of it may be half missing.
+    if (!entries.ok() || !reader.Exists(cdir)) continue;
+    if (subsystems_read.insert(sub->second).second) {
+      raw.subsystems.push_back(ReadSubsystem(sub->second, reader));
+    }
+    for (const std::string& e : *entries) {
+      if (!LooksLikePath(e)) continue;
+      if (std::optional<RawPath> p = ReadPath(e, name, reader, raw.heads)) {
+        raw.paths.push_back(*std::move(p));
       }
     }
+    raw.controllers.push_back(std::move(ctrl));
   }
   return raw;
 }

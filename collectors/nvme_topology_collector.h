@@ -1,34 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// NvmeTopologyCollector: scans subsystems, controllers and paths with libnvme
-// and fills model::Topology. A collection is a raw scan (the libnvme tree
-// walk and the sysfs reads below, into topology_builder.h's RawTopology)
-// followed by BuildTopology(), which parses and joins what was read.
+// NvmeTopologyCollector: scans subsystems, controllers and paths from sysfs
+// and fills model::Topology. A collection is a raw scan (the sysfs walk
+// below, into topology_builder.h's RawTopology) followed by BuildTopology(),
+// which parses and joins what was read.
 //
-// What comes from libnvme 1.3: controllers (transport, address, traddr,
-// trsvcid, host_traddr, host_iface, state, numa_node, queue_count), their
-// subsystem (name, NQN) and their paths (name, ANA state).
+// The walk, all through SysfsReader (so under --path.sysfs):
+//   - controllers: the nvme<N> entries of class/nvme, each with transport,
+//     address (split into traddr, trsvcid, host_traddr, host_iface as the
+//     kernel writes it for fabrics), state, cntlid, numa_node, queue_count
+//     and its diag/ counters;
+//   - subsystems: each controller's is the class/nvme-subsystem entry that
+//     lists it; NQN, iopolicy, model and serial from its directory;
+//   - paths: the nvme<S>c<C>n<N> entries of a controller's directory, with
+//     their ana_state, `dev` where the kernel has one, and diag/ counters;
+//   - heads: named by the kernel's rule (path nvme<S>c<C>n<N> belongs to
+//     head nvme<S>n<N>), their nsid, dev and diag/ from block/nvme<S>n<N>/.
 //
-// What comes from sysfs through SysfsReader, because libnvme 1.3 lacks it:
-//   - subsystem iopolicy, model and serial (1.3 has no getters for them);
-//   - controller cntlid;
-//   - the kernel's diag/ counters of paths, heads and controllers, where the
-//     running kernel has them (model::PathDiag and its siblings);
-//   - path and head major:minor (`dev`), head nsid;
-//   - the heads themselves. libnvme 1.3 builds a namespace (head) object only
-//     by opening /dev/nvmeXnY and sending Identify Namespace
-//     (nvme_ns_init → nvme_ns_identify). We do not want an admin command per
-//     head per interval, a dependency on /dev access, or heads that vanish
-//     when no path can carry the command. So the scan calls
-//     nvme_scan_ctrls() + nvme_scan_ctrl() (sysfs only) instead of
-//     nvme_scan_topology(), and a path's head is named by the kernel's rule
-//     that libnvme itself uses to attach paths to namespaces:
-//     path nvme<S>c<C>n<N> belongs to head nvme<S>n<N>; the head's own
-//     attributes are then read from /sys/block/nvme<S>n<N>/.
-//
-// libnvme reads the fixed path /sys. When the agent is given another
-// --path.sysfs, it first binds that root over /sys in a private mount
-// namespace (see sysfs_namespace.h), so libnvme and SysfsReader always see
-// the same tree.
+// Not libnvme's tree (nvme_scan_ctrl): the libnvme 1.3 that Debian 12 ships
+// frees an uninitialised pointer when a controller's directory vanishes
+// while it is being scanned (nvme_ctrl_scan_namespaces ignores scandir's
+// failure), so a disconnect racing a collection aborted the process. It also
+// reads attributes we do not use and may send Identify Namespace to
+// non-multipath namespaces. The walk here leaves out whatever vanished
+// between listing and reading: it is gone, not an error.
 #ifndef PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_
 #define PATHWISE_COLLECTORS_NVME_TOPOLOGY_COLLECTOR_H_
 

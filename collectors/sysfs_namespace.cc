@@ -58,9 +58,8 @@ absl::Status PresentSysfsRoot(const std::string& root) {
   }
   if (canon == "/sys") return absl::OkStatus();
   if (absl::Status s = EnterPrivateMountNamespace(); !s.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot present --path.sysfs=", root,
-                     " to libnvme at /sys: ", s.message()));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot present --path.sysfs=", root, " at /sys: ", s.message()));
   }
   return BindOverSys(canon.string());
 }

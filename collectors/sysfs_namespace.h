@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Presenting a sysfs tree other than the live /sys to libnvme.
+// Presenting a sysfs tree other than the live /sys to readers of /sys itself.
 //
-// libnvme 1.3 reads fixed paths under /sys. To honour --path.sysfs (and to
-// run unit tests against captured fixture trees through the very same code),
+// Some readers open fixed paths under /sys (the queue map's scans). To
+// honour --path.sysfs (and to run unit tests against captured fixture trees
+// through the very same code),
 // the process enters a private mount namespace and binds the chosen root over
 // /sys. Nothing outside the process sees the change. Needs CAP_SYS_ADMIN, and
 // must run before the process starts any thread (unshare(CLONE_NEWNS) fails

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// SysfsReader: the one place that reads sysfs attributes libnvme 1.3 does not
-// give us (iopolicy, subsystem model/serial, cntlid, block stat files, head
-// nsid/dev, ...). The root is a value passed in (node_exporter's
+// SysfsReader: the one place that reads sysfs attributes and directories
+// (the topology walk, block stat files, diag/ counters, ...). The root is a
+// value passed in (node_exporter's
 // --path.sysfs habit), never global state, so tests and containers can point
 // it anywhere.
 #ifndef PATHWISE_COLLECTORS_SYSFS_READER_H_

@@ -97,12 +97,12 @@ class Builder {
             .resets = Counter(raw.resets, dir, "reset_count"),
             .reconnects = Counter(raw.reconnects, dir, "reconnect_count")};
   }
-  // A libnvme string attribute that must be present.
+  // A string attribute that must be present.
   std::string Required(const std::optional<std::string>& v,
                        const std::string& rel) {
     if (!v) {
-      errors_.Add(absl::NotFoundError(
-          absl::StrCat(rel, ": missing or unreadable (libnvme)")));
+      errors_.Add(
+          absl::NotFoundError(absl::StrCat(rel, ": missing or unreadable")));
       return "";
     }
     return *v;
@@ -185,8 +185,8 @@ void Builder::AddPath(const RawPath& raw, const model::Controller& ctrl,
   path.numa_node = ctrl.numa_node;
   const std::string pdir =
       absl::StrCat("class/nvme/", ctrl.name, "/", path.name);
-  // For a controller without ANA (no ana_state attribute) libnvme 1.3
-  // reports "optimized", which is how the kernel treats such a path
+  // For a controller without ANA (no ana_state attribute) the scan reports
+  // "optimized", which is how the kernel treats such a path
   // (nvme_mpath_add_disk() sets NVME_ANA_OPTIMIZED).
   SetAnaState(Required(raw.ana_state, pdir + "/ana_state"), path);
   if (!path.unknown_ana_state.empty()) {

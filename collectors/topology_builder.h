@@ -2,7 +2,7 @@
 // The pure half of the NVMe topology collector: what one scan read, as plain
 // strings (RawTopology), and BuildTopology(), which turns it into a
 // model::Topology (name parsing, joins, sorting, error accumulation). The
-// scan (libnvme tree walk and sysfs reads, nvme_topology_collector.cc) is the
+// scan (the sysfs walk of nvme_topology_collector.cc) is the
 // only part that needs the real /sys; the builder runs on hand-made input.
 #ifndef PATHWISE_COLLECTORS_TOPOLOGY_BUILDER_H_
 #define PATHWISE_COLLECTORS_TOPOLOGY_BUILDER_H_
@@ -43,7 +43,7 @@ struct RawControllerDiag {
 
 struct RawSubsystem {
   std::string name;  // kernel name, nvme-subsys<N>
-  std::string nqn;   // libnvme; "" if it had none
+  std::string nqn;   // "" if there was none
   RawAttr iopolicy = std::string();
   RawAttr model = std::string();
   RawAttr serial = std::string();
@@ -52,7 +52,7 @@ struct RawSubsystem {
 struct RawController {
   std::string name;       // nvme<N>
   std::string subsystem;  // the kernel name of its subsystem
-  // libnvme attributes; nullopt when libnvme had none.
+  // Attributes; nullopt when missing, unreadable or empty.
   std::optional<std::string> transport, address, state, numa_node, queue_count;
   std::string traddr, trsvcid, host_traddr, host_iface;  // "" if none
   RawAttr cntlid = std::string();                        // sysfs
@@ -60,9 +60,9 @@ struct RawController {
 };
 
 struct RawPath {
-  std::string name;        // nvme<S>c<C>n<N>
-  std::string controller;  // the controller libnvme found it under
-  std::optional<std::string> ana_state;  // libnvme; nullopt when it had none
+  std::string name;                      // nvme<S>c<C>n<N>
+  std::string controller;                // the controller it was found under
+  std::optional<std::string> ana_state;  // nullopt when unreadable
   // block/<name>/dev; nullopt when there is no such attribute, which is
   // normal since Linux 5.15 (hidden disks get no dev_t in sysfs).
   std::optional<RawAttr> dev;
@@ -77,11 +77,10 @@ struct RawHead {
 };
 
 struct RawTopology {
-  // Failures of the scan itself (a controller libnvme could not scan),
+  // Failures of the scan itself (a controller in no subsystem),
   // reported before the builder's own.
   std::vector<absl::Status> scan_errors;
-  // In scan order. A subsystem name may repeat (libnvme 1.3 can file one
-  // kernel subsystem under several generated hosts): the first one counts.
+  // In scan order. A subsystem name that repeats counts once, the first.
   std::vector<RawSubsystem> subsystems;
   std::vector<RawController> controllers;
   std::vector<RawPath> paths;

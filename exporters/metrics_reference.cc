@@ -17,7 +17,7 @@ namespace {
 
 // The sources, spelled once so that rows that share one read the same.
 constexpr char kAgent[] = "agent (every collection)";
-constexpr char kTopo[] = "topology collector (libnvme, sysfs)";
+constexpr char kTopo[] = "topology collector (sysfs)";
 constexpr char kIo[] =
     "eBPF sampler; sysfs stat files (fallback); the datapath's own counters";
 constexpr char kIoAbsent[] =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Builds a collectors::RawTopology (what one sysfs/libnvme scan read) from
+// Builds a collectors::RawTopology (what one sysfs scan read) from
 // fuzz bytes, for the targets that feed the topology builder. Names come
 // mostly from a small well-formed set (nvme<S>c<C>n<N>, nvme<C>,
 // nvme-subsys<S>) so that joins between paths, controllers, subsystems and

@@ -1,7 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Small assertion helpers for testbed cases (sourced by the guest scripts).
+# A failed case also shows the last lines of the logs it wrote (a pathwise
+# that died says why there), since CI keeps only the console's digest.
 fail() {
   echo "FAIL: $*" >&2
+  local f
+  for f in "${TB_OUT:-/nonexistent}"/*.log; do
+    [[ -s $f && ${f##*/} != case.log && ${f##*/} != reset.log ]] || continue
+    echo "----- last lines of ${f##*/} -----" >&2
+    tail -n 15 "$f" | cut -c1-300 >&2
+  done
   exit 1
 }
 pass() { echo "ok: $*"; }

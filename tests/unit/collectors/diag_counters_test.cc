@@ -5,7 +5,7 @@
 // diag/ group as newer kernels have it), and exported as metrics and JSON.
 //
 // Like fixture_test.cc, each process binds the tree over /sys in a private
-// mount namespace (libnvme reads the fixed path /sys), so this needs root.
+// mount namespace, as the agent does with --path.sysfs, so this needs root.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>

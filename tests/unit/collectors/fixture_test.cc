@@ -2,13 +2,15 @@
 // The NVMe collectors against sysfs trees captured from the testbed's guests
 // (tests/fixtures/sysfs/<name>, see tests/fixtures/README.md).
 //
-// libnvme 1.3 reads the fixed path /sys, so each test process enters a
-// private mount namespace and binds the fixture over /sys: libnvme and the
-// SysfsReader then read the same captured tree, through exactly the code the
-// agent runs with --path.sysfs (collectors/sysfs_namespace.h). This needs
-// root (CAP_SYS_ADMIN); without it the tests fail, they do not skip.
+// Each test process enters a private mount namespace and binds the fixture
+// over /sys, as the agent does with --path.sysfs (collectors/
+// sysfs_namespace.h): readers of /sys itself and the SysfsReader then read
+// the same captured tree. This needs root (CAP_SYS_ADMIN); without it the
+// tests fail, they do not skip.
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -47,7 +49,7 @@ std::string ReadFile(const std::string& path) {
 
 class SysfsFixtureTest : public testing::SysFixtureTest {
  protected:
-  // Presents `root` at /sys (for libnvme) and returns a pipeline whose
+  // Presents `root` at /sys and returns a pipeline whose
   // SysfsReader reads `root`, as the agent does with --path.sysfs.
   std::unique_ptr<agent::Pipeline> Use(const std::string& root) {
     BindOverSys(root);
@@ -113,7 +115,7 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
   ASSERT_THAT(t.paths, SizeIs(2));
   ASSERT_THAT(t.controllers, SizeIs(2));
 
-  // What libnvme reported is what the fixture holds (the bind worked).
+  // What the scan reported is what the fixture holds.
   const model::Subsystem& sub = t.subsystems[0];
   const std::string sdir = root + "/class/nvme-subsystem/" + sub.name;
   EXPECT_EQ(sub.nqn, ReadFile(sdir + "/subsysnqn"));
@@ -156,7 +158,7 @@ TEST_P(CapturedFixtureTest, TopologyIsOneSubsystemOneHeadTwoPaths) {
       EXPECT_EQ(exporters::AnaStateText(p), ReadFile(ana));
       EXPECT_NE(p.ana_state, model::AnaState::kUnknown);
     } else {
-      // A controller without ANA (QEMU PCIe): libnvme reports the path as
+      // A controller without ANA (QEMU PCIe): the path is reported
       // optimized, which is how the kernel treats it.
       EXPECT_EQ(p.ana_state, model::AnaState::kOptimized);
     }
@@ -200,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(Captured, CapturedFixtureTest,
                          });
 
 // --- Hotplug: a controller that goes away (as `nvme disconnect` removes its
-// sysfs entries) and comes back, rescanned by the agent through libnvme.
+// sysfs entries) and comes back, rescanned by the agent.
 TEST_F(SysfsFixtureTest, VanishedControllerAndPathLeaveAndReturn) {
   const std::string root = CopyOf("tcp2-6.12");
   auto reg = Use(root);
@@ -249,6 +251,60 @@ TEST_F(SysfsFixtureTest, VanishedControllerAndPathLeaveAndReturn) {
   EXPECT_THAT(after->topology.paths, SizeIs(2));
   EXPECT_NE(after->topology.FindPath(gone.name), nullptr);
   EXPECT_EQ(after->topology_changes_total, 2u);
+}
+
+// --- Hotplug racing the scan: the controller's directory goes away and comes
+// back while collections run, as a disconnect or a reset can at any point
+// of a scan. Whatever a scan meets, the process lives and the topology is
+// consistent: the controller whole (with its path) or absent. (libnvme
+// 1.3's scan freed an uninitialised pointer when the directory vanished
+// between its opendir and its scandir, and the process aborted.)
+TEST_F(SysfsFixtureTest, ControllerVanishingDuringScansIsWholeOrAbsent) {
+  const std::string root = CopyOf("tcp2-6.12");
+  auto reg = Use(root);
+  collectors::NvmeTopologyCollector collector{collectors::SysfsReader(root)};
+  model::Topology before;
+  ASSERT_TRUE(collector.Read(before).ok());
+  ASSERT_THAT(before.paths, SizeIs(2));
+  const model::Path gone = before.paths[1];
+  const fs::path dir = fs::canonical(root + "/class/nvme/" + gone.controller);
+  const fs::path away = dir.parent_path() / ".away";
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> flips{0};
+  std::thread flipper([&] {
+    std::error_code ec;
+    while (!stop.load()) {
+      fs::rename(dir, away, ec);
+      fs::rename(away, dir, ec);
+      flips.fetch_add(1);
+    }
+  });
+  int with = 0, without = 0;
+  for (int i = 0; i < 4000; ++i) {
+    model::Topology t;
+    (void)collector.Read(t);  // an attribute read mid-flip may be missing
+    const bool has_ctrl = t.FindController(gone.controller) != nullptr;
+    const bool has_path = t.FindPath(gone.name) != nullptr;
+    if (has_path) {
+      EXPECT_TRUE(has_ctrl) << "scan " << i;
+    }
+    for (const model::Path& p : t.paths) {
+      EXPECT_NE(t.FindController(p.controller), nullptr)
+          << "scan " << i << ": path " << p.name;
+    }
+    (has_ctrl ? with : without)++;
+  }
+  stop = true;
+  flipper.join();
+  // The race was run: the directory flipped during the scans, and scans
+  // met it both there and gone.
+  EXPECT_GT(flips.load(), 100);
+  EXPECT_GT(with, 0);
+  EXPECT_GT(without, 0);
+  model::Topology after;
+  ASSERT_TRUE(collector.Read(after).ok());
+  EXPECT_THAT(after.paths, SizeIs(2));
 }
 
 // --- Bad input: one broken attribute fails its collector, logs one line, and

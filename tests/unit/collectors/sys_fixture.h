@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The base of the tests that read captured sysfs trees (tests/fixtures/sysfs)
-// through the collectors: libnvme reads the fixed path /sys, so each test
-// process enters a private mount namespace and binds a tree over /sys, as the
+// through the collectors: each test process enters a private mount
+// namespace and binds a tree over /sys (for the readers of /sys itself), as the
 // agent does with --path.sysfs (collectors/sysfs_namespace.h). Needs root
 // (CAP_SYS_ADMIN); without it the tests fail, they do not skip.
 #ifndef PATHWISE_TESTS_UNIT_COLLECTORS_SYS_FIXTURE_H_

@@ -126,13 +126,13 @@ TEST(TopologyBuilder, MalformedControllerValuesAreDroppedWithAnError) {
   EXPECT_EQ(b.topology.paths.size(), 2u);
 }
 
-TEST(TopologyBuilder, MissingLibnvmeAttributeNamesTheFile) {
+TEST(TopologyBuilder, MissingAttributeNamesTheFile) {
   RawTopology raw = TwoPaths();
   raw.controllers[0].transport.reset();  // nvme1
   const BuiltTopology b = BuildTopology(raw);
   EXPECT_EQ(b.status.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(b.status.message(),
-            "class/nvme/nvme1/transport: missing or unreadable (libnvme)");
+            "class/nvme/nvme1/transport: missing or unreadable");
 }
 
 TEST(TopologyBuilder, UnreadableSysfsAttributeKeepsItsStatus) {
