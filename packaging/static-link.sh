@@ -11,7 +11,7 @@
 # shared one, share no state). Dynamic: glibc; libstdc++ (spdlog and fmt
 # are shared only, and link it); spdlog, fmt (no .a in bookworm); libcurl (its libnghttp2, librtmp, libssh2,
 # libpsl, libgssapi and libldap have no .a) and what it shares with others:
-# OpenSSL, GnuTLS and its crypto libraries, zlib, zstd; json-c (no .a).
+# OpenSSL, GnuTLS and its crypto libraries, zlib, zstd.
 set -euo pipefail
 libdir=/usr/lib/x86_64-linux-gnu
 STATIC_RE='^(bpf|elf|nvme|uring|absl_.*|microhttpd|yaml-cpp|crypt|protobuf|ncurses|tinfo)$'

@@ -36,7 +36,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 depends=$(field Depends)
 echo "Depends: $depends"
 names=$(tr ',|' '\n\n' <<<"$depends" | sed -E 's/^ +//; s/ .*//')
-for lib in libc6 libstdc++6 libbpf1 libmicrohttpd12 libgnutls30 libnvme1 liburing2 \
+for lib in libc6 libstdc++6 libbpf1 libmicrohttpd12 libgnutls30 liburing2 \
            libabsl20220623 libfmt9 libyaml-cpp0.7 libssl3 libcurl4 libprotobuf32; do
   grep -qxF "$lib" <<<"$names" || fail "Depends lacks $lib"
 done

@@ -43,7 +43,7 @@ needed=$(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
 static_sonames='^lib(bpf|elf|nvme|uring|absl_.*|microhttpd|yaml-cpp|crypt|protobuf|ncursesw?|tinfo)\.so'
 bad=$(grep -E "$static_sonames" <<<"$needed" || true)
 [[ -z $bad ]] || fail "linked dynamically though static: $bad"
-for a in libbpf.a libelf.a libnvme.a liburing.a libmicrohttpd.a libyaml-cpp.a libprotobuf.a libabsl_base.a; do
+for a in libbpf.a libelf.a liburing.a libmicrohttpd.a libyaml-cpp.a libprotobuf.a libabsl_base.a; do
   grep -qE "^$a +[a-z0-9.-]+ [^?]" "$r/share/doc/pathwise/NOTICE.static" ||
     fail "NOTICE.static lacks $a with its package"
 done
