@@ -31,10 +31,12 @@ io_uring_sqe* GetSqe(io_uring* ring) {
   return sqe;
 }
 
-absl::Status Submit(io_uring* ring) {
-  const int n = io_uring_submit(ring);
-  return n < 0 ? ErrnoStatus(-n, "io_uring_submit") : absl::OkStatus();
-}
+// Hands what is queued to the kernel. A failed io_uring_enter() leaves the
+// queued entries in the ring (liburing has already published them), and
+// the next submission or Wait sends them: a command whose enter failed is
+// still in flight for its caller, who must keep its buffer until its
+// completion. So the failure is not the command's.
+void Submit(io_uring* ring) { (void)io_uring_submit(ring); }
 
 }  // namespace
 
@@ -62,7 +64,8 @@ absl::Status AdminRing::SubmitAdmin(int fd, const nvme_uring_cmd& cmd,
   static_assert(sizeof(nvme_uring_cmd) <= 80);
   std::memcpy(sqe->cmd, &cmd, sizeof(cmd));
   io_uring_sqe_set_data64(sqe, tag);
-  return Submit(&impl_->ring);
+  Submit(&impl_->ring);
+  return absl::OkStatus();
 }
 
 absl::Status AdminRing::SubmitRead(int fd, uint64_t* buf, uint64_t tag) {
@@ -70,7 +73,8 @@ absl::Status AdminRing::SubmitRead(int fd, uint64_t* buf, uint64_t tag) {
   if (sqe == nullptr) return absl::ResourceExhaustedError("io_uring full");
   io_uring_prep_read(sqe, fd, buf, sizeof(*buf), 0);
   io_uring_sqe_set_data64(sqe, tag);
-  return Submit(&impl_->ring);
+  Submit(&impl_->ring);
+  return absl::OkStatus();
 }
 
 absl::Status AdminRing::SubmitNop(uint64_t tag) {
@@ -78,7 +82,8 @@ absl::Status AdminRing::SubmitNop(uint64_t tag) {
   if (sqe == nullptr) return absl::ResourceExhaustedError("io_uring full");
   io_uring_prep_nop(sqe);
   io_uring_sqe_set_data64(sqe, tag);
-  return Submit(&impl_->ring);
+  Submit(&impl_->ring);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Completion>> AdminRing::Wait(
@@ -88,8 +93,10 @@ absl::StatusOr<std::vector<Completion>> AdminRing::Wait(
   if (timeout < absl::ZeroDuration()) timeout = absl::ZeroDuration();
   const timespec t = absl::ToTimespec(timeout);
   __kernel_timespec ts{.tv_sec = t.tv_sec, .tv_nsec = t.tv_nsec};
-  int rc = io_uring_wait_cqe_timeout(&impl_->ring, &cqe, &ts);
-  if (rc < 0 && rc != -ETIME && rc != -EINTR) {
+  // Also submits what a failed enter left queued.
+  int rc =
+      io_uring_submit_and_wait_timeout(&impl_->ring, &cqe, 1, &ts, nullptr);
+  if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
     return ErrnoStatus(-rc, "io_uring wait");
   }
   while (io_uring_peek_cqe(&impl_->ring, &cqe) == 0) {

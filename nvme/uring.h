@@ -37,8 +37,12 @@ class AdminRing {
   AdminRing& operator=(const AdminRing&) = delete;
 
   // Submits `cmd` as NVME_URING_CMD_ADMIN on `fd` (a controller char
-  // device, /dev/nvmeX). An error here means nothing was queued; errors of
-  // the command itself come back as its Completion.
+  // device, /dev/nvmeX). An error here means nothing was queued (the ring
+  // had no free slot): the caller may free the command's buffer. Once
+  // queued, the command is the kernel's: should io_uring_enter() fail (a
+  // transient EAGAIN or EBUSY), it stays in the ring and goes with the next
+  // submission or Wait, and only its Completion ends it. Errors of the
+  // command itself come back as its Completion.
   absl::Status SubmitAdmin(int fd, const nvme_uring_cmd& cmd, uint64_t tag);
   // Submits an 8-byte read of `fd` into `*buf` (an eventfd: a way for
   // another thread to end a Wait early).
@@ -46,8 +50,9 @@ class AdminRing {
   // Submits a no-op (completes at once with res 0).
   absl::Status SubmitNop(uint64_t tag);
 
-  // Waits up to `timeout` for a completion, then returns every completion
-  // that is ready (none when the timeout passed first).
+  // Submits whatever is still queued, waits up to `timeout` for a
+  // completion, then returns every completion that is ready (none when the
+  // timeout passed first).
   absl::StatusOr<std::vector<Completion>> Wait(absl::Duration timeout);
 
  private:
