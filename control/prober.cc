@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <set>
 #include <span>
@@ -274,35 +275,48 @@ absl::Status Prober::Read(const model::Topology& topology,
 
 void Prober::Run() {
   while (!stop_) {
-    absl::Time due;
-    {
-      absl::MutexLock lock(&mu_);
-      due = scheduler_.Step(absl::Now());
+    // The prober's own thread: an exception escaping it would end the
+    // process, so it fails the turn like the ring would.
+    try {
+      Turn();
+    } catch (const std::exception& e) {
+      Failed(absl::StrCat("probe thread: ", e.what()));
     }
-    // Capped so that a lost wakeup costs a second at most.
-    const absl::Duration wait =
-        std::min(due - absl::Now(), absl::Duration(absl::Seconds(1)));
-    absl::StatusOr<std::vector<ProbeRing::Done>> done = ring_->Wait(wait);
-    const absl::Time now = absl::Now();
-    if (!done.ok()) {
-      // Read reports it as the collector's error; retry, slowly.
-      const std::string e(done.status().message());
-      {
-        absl::MutexLock lock(&mu_);
-        if (e != ring_error_) spdlog::error("probe ring failed: {}", e);
-        ring_error_ = e;
-      }
-      absl::SleepFor(absl::Milliseconds(100));
-      continue;
-    }
+  }
+}
+
+void Prober::Failed(const std::string& error) {
+  {
     absl::MutexLock lock(&mu_);
-    ring_error_.clear();
-    for (const ProbeRing::Done& d : *done) {
-      if (d.ana) {
-        scheduler_.CompleteAna(d.tag, *d.ana, now);
-      } else {
-        scheduler_.Complete(d.tag, d.res, now);
-      }
+    if (error != ring_error_) spdlog::error("probe ring failed: {}", error);
+    ring_error_ = error;
+  }
+  // Retried, slowly.
+  absl::SleepFor(absl::Milliseconds(100));
+}
+
+void Prober::Turn() {
+  absl::Time due;
+  {
+    absl::MutexLock lock(&mu_);
+    due = scheduler_.Step(absl::Now());
+  }
+  // Capped so that a lost wakeup costs a second at most.
+  const absl::Duration wait =
+      std::min(due - absl::Now(), absl::Duration(absl::Seconds(1)));
+  absl::StatusOr<std::vector<ProbeRing::Done>> done = ring_->Wait(wait);
+  const absl::Time now = absl::Now();
+  if (!done.ok()) {
+    Failed(std::string(done.status().message()));
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  ring_error_.clear();
+  for (const ProbeRing::Done& d : *done) {
+    if (d.ana) {
+      scheduler_.CompleteAna(d.tag, *d.ana, now);
+    } else {
+      scheduler_.Complete(d.tag, d.res, now);
     }
   }
 }

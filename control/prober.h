@@ -84,6 +84,10 @@ class Prober : public collectors::IoSource {
 
  private:
   void Run();
+  // One turn of Run: sends what is due, waits, takes the completions.
+  void Turn();
+  // A failed turn: reported by Read as the collector's error, logged once.
+  void Failed(const std::string& error);
 
   std::unique_ptr<ProbeRing> ring_;
   absl::Mutex mu_;

@@ -178,8 +178,14 @@ void HttpServer::Impl::Run(Request* r, std::string path, std::string query,
   }
   const std::string& body = resp.Body();
   if (r->gzip && resp.status == 200 && body.size() >= options.gzip_min_bytes) {
-    r->gz = Compressed(resp);
-    if (r->gz->empty()) r->gz = nullptr;  // zlib failed: sent as is
+    // This runs on a handler thread, where an exception would end the
+    // process: an answer that cannot be compressed goes out as it is.
+    try {
+      r->gz = Compressed(resp);
+    } catch (const std::exception&) {
+      r->gz = nullptr;
+    }
+    if (r->gz != nullptr && r->gz->empty()) r->gz = nullptr;  // zlib failed
   }
   r->response = std::move(resp);
   r->state = Request::State::kReady;

@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -298,6 +300,48 @@ TEST(ProberTest, AHungControllerNeverHoldsUpReadAndCostsOneCommand) {
   const model::ControllerProbeStats& s = io.controller_probe.at("nvme0");
   EXPECT_TRUE(s.unreachable);
   EXPECT_EQ(Failures(s, ProbeFailure::kTimeout), 1u);
+}
+
+// A ring whose first waits throw, as an allocation that fails would: the
+// prober's thread must neither end the process (an exception escaping a
+// thread calls std::terminate) nor stop probing.
+class ThrowingRing : public HungRing {
+ public:
+  absl::StatusOr<std::vector<Done>> Wait(absl::Duration timeout) override {
+    if (throws_.fetch_sub(1) > 0) throw std::runtime_error("out of buffers");
+    return HungRing::Wait(timeout);
+  }
+
+ private:
+  std::atomic<int> throws_{2};
+};
+
+TEST(ProberTest, AnExceptionInTheProbeThreadIsAnErrorOfTheCollector) {
+  ProberOptions o;
+  o.interval = absl::Milliseconds(20);
+  o.timeout = absl::Milliseconds(60);
+  Prober prober(o, std::make_unique<ThrowingRing>());
+  model::Topology topo;
+  topo.controllers.push_back({.name = "nvme0"});
+  model::IoReading io;
+  // The failed turns are reported (each sleeps 100 ms before the next).
+  absl::Status first;
+  const absl::Time end = absl::Now() + absl::Seconds(5);
+  while (absl::Now() < end && first.ok()) {
+    first = prober.Read(topo, io);
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_NE(std::string(first.message()).find("probe thread: out of buffers"),
+            std::string::npos)
+      << first;
+  // Then the ring works again, and the error clears.
+  absl::Status later = first;
+  const absl::Time end2 = absl::Now() + absl::Seconds(5);
+  while (absl::Now() < end2 && !later.ok()) {
+    absl::SleepFor(absl::Milliseconds(20));
+    later = prober.Read(topo, io);
+  }
+  EXPECT_TRUE(later.ok()) << later;
 }
 
 }  // namespace
