@@ -76,6 +76,7 @@ void NvmeQueue::Submit(const ublk::IoRequest& request) {
   s.waiting = false;
   s.timed_out = false;
   s.delayed = false;
+  s.fail_with = 0;
   s.path = -1;
   s.attempts = 0;
   s.wait_deadline_ns = 0;
@@ -282,21 +283,31 @@ void NvmeQueue::OnIoCqe(uint16_t tag, uint64_t generation, int32_t res) {
       prefer = path;
       break;
   }
+  // A write the failed path may still execute waits out the write fence
+  // (failover.h) before anything else happens to it.
+  const int64_t fence = CutOffByPathFailure(d) && WritesData(r.op)
+                            ? backend_.WriteFenceNs(path)
+                            : 0;
+  if (fence > 0) ++ps.fenced_writes;
   if (++s.attempts >= options_.retry.max_attempts) {
+    // Out of attempts: failed, but not before the fence. Told at once,
+    // the client could write the blocks again, through another path or
+    // this one, and the cut-off write landing late would overwrite that
+    // acknowledged write.
+    if (fence > 0) {
+      s.delayed = true;
+      s.fail_with = d.result < 0 ? d.result : -EIO;
+      s.retry_at_ns = now + fence;
+      delayed_.push_back(tag);
+      ArmTimer();
+      return;
+    }
     Finish(tag, d.result);
     return;
   }
   // The controller asked for a pause before the command comes again
   // (CRD): the request waits it out, then goes where the rules above say.
-  // A write the failed path may still execute waits out the write fence
-  // first (failover.h).
-  int64_t delay = backend_.RetryDelayNs(path, d.crd);
-  if (CutOffByPathFailure(d) && WritesData(r.op)) {
-    if (const int64_t fence = backend_.WriteFenceNs(path); fence > 0) {
-      delay = std::max(delay, fence);
-      ++ps.fenced_writes;
-    }
-  }
+  const int64_t delay = std::max(backend_.RetryDelayNs(path, d.crd), fence);
   if (delay > 0) {
     s.delayed = true;
     s.retry_prefer = prefer;
@@ -319,6 +330,10 @@ void NvmeQueue::ServiceDelayed(int64_t now) {
       continue;
     }
     s.delayed = false;
+    if (s.fail_with != 0) {
+      Finish(tag, s.fail_with);
+      continue;
+    }
     Dispatch(tag, now, s.retry_prefer);
   }
 }

@@ -41,6 +41,7 @@ class NvmeQueue final : public ublk::QueueBackend {
     bool delayed = false;     // held back by a Command Retry Delay
     int retry_prefer = -1;    // delayed: the path to prefer when it goes
     int64_t retry_at_ns = 0;  // delayed: when it goes out again
+    int32_t fail_with = 0;    // delayed: out of attempts, fails with this
     int path = -1;            // where it is out; -1 none
     int attempts = 0;
     int64_t submit_ns = 0;  // to its current path

@@ -114,6 +114,45 @@ TEST_F(FenceTest, WriteZeroesAndDiscardAreFenced) {
   }
 }
 
+// A write cut off on its last attempt fails, but only once the fence is
+// over: told at once, the client could write the blocks again (the next
+// write below, through the other path), and the cut-off write landing
+// late would overwrite that acknowledged one.
+TEST_F(FenceTest, AWriteCutOffOnItsLastAttemptFailsOnlyAfterTheFence) {
+  max_attempts_ = 1;
+  StartFenced();
+  const Sqe w = Submit(Write(1)).at(0);
+  ASSERT_EQ(w.fd, 0);
+  Cqe(w, -EINTR);
+  EXPECT_FALSE(context_.completed_.contains(1));
+  Advance(kFenceNs - 200 * kMs);
+  EXPECT_FALSE(context_.completed_.contains(1));
+  Advance(300 * kMs);
+  ASSERT_TRUE(context_.completed_.contains(1));
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+  queue_.reset();
+  EXPECT_EQ(backend_->Stats().paths[0].fenced_writes, 1u);
+}
+
+// Out of attempts without a fence, and a read out of attempts: failed at
+// once.
+TEST_F(NvmeQueueTest, OutOfAttemptsWithoutAFenceFailsAtOnce) {
+  max_attempts_ = 1;
+  Start(policy::Policy::kRoundRobin);
+  const Sqe w = Submit(Write(1)).at(0);
+  Cqe(w, -EINTR);
+  ASSERT_TRUE(context_.completed_.contains(1));
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+}
+TEST_F(FenceTest, AReadOutOfAttemptsFailsAtOnce) {
+  max_attempts_ = 1;
+  StartFenced();
+  const Sqe r = Submit(Read(1)).at(0);
+  Cqe(r, -EINTR);
+  ASSERT_TRUE(context_.completed_.contains(1));
+  EXPECT_EQ(context_.completed_.at(1), -EIO);
+}
+
 // Without a fence (--write-fence 0s, the kernel's behaviour) the write
 // moves at once.
 TEST_F(NvmeQueueTest, WithoutAFenceACutOffWriteMovesAtOnce) {

@@ -70,6 +70,7 @@ class NvmeQueueTest : public ::testing::Test {
     o.retry.backoff_initial_ns = 100 * kMs;
     o.clock = [this] { return now_; };
     o.defect = defect_;
+    o.retry.max_attempts = max_attempts_;
     auto b = NvmeBackend::Open(g, o);
     ASSERT_TRUE(b.ok()) << b.status();
     backend_ = *std::move(b);
@@ -159,6 +160,7 @@ class NvmeQueueTest : public ::testing::Test {
 
   std::string dir_;
   SeededDefect defect_ = SeededDefect::kNone;  // set before Start
+  int max_attempts_ = 8;                       // set before Start
   int64_t now_ = 1'000 * kMs;
   FakeContext context_{64};
   std::array<std::byte, 1 << 20> buffer_{};
