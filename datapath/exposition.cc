@@ -301,7 +301,7 @@ std::vector<MetricFamily> DatapathFamilies(const DatapathView& view,
       Family("pathwise_datapath_path_fenced_writes_total",
              "Writes cut off on the path by its failure and held for the write "
              "fence (keep-alive timeout + Command Quiesce Time) before another "
-             "path took them.",
+             "path took them, or before they failed out of attempts.",
              MetricType::Counter);
   MetricFamily inflight =
       Family("pathwise_datapath_path_inflight",

@@ -46,7 +46,8 @@ struct PathStats {
   uint64_t probes = 0;      // probe commands sent while failed
   uint64_t probe_failures = 0;
   // Writes cut off here by a path failure, held for the write fence
-  // before another path took them.
+  // before another path took them (or before they failed, out of
+  // attempts).
   uint64_t fenced_writes = 0;
   // Errors by NVMe status class (model::kNvmeErrorClasses order).
   std::array<uint64_t, model::kNvmeErrorClassCount> errors_by_class{};
