@@ -3,6 +3,7 @@
 
 #include <liburing.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -107,6 +108,12 @@ absl::StatusOr<std::vector<Completion>> AdminRing::Wait(
     c.result = cqe->big_cqe[0];
     out.push_back(c);
     io_uring_cqe_seen(&impl_->ring, cqe);
+  }
+  // The kernel could not take what is queued and returned without waiting:
+  // a short pause, so that a caller that waits in a loop does not spin
+  // while that lasts.
+  if (out.empty() && (rc == -EAGAIN || rc == -EBUSY)) {
+    absl::SleepFor(std::min(timeout, absl::Duration(absl::Milliseconds(1))));
   }
   return out;
 }
