@@ -294,13 +294,32 @@ int RunDatapath(const DatapathOptions& o, std::ostream& out,
   if (o.recover_dev_id >= 0) {
     // The dead server's writes may still be out on a path: the device's
     // held I/O (those writes reissued among it) and newer writes to the
-    // same blocks wait out the write fence, as a failover does.
+    // same blocks wait until the kernel has ended them and the write fence
+    // has passed, as a failover does (failover.h, RecoveryHoldNs).
+    // --write-fence 0s asks for no fence, and gets no hold.
     int64_t hold = 0;
+    const collectors::SysfsReader sysfs(o.sysfs_root);
     for (size_t i = 0; i < group->paths.size(); ++i) {
-      hold = std::max(hold, (*backend)->WriteFenceNs(static_cast<int>(i)));
+      const NamespacePath& p = group->paths[i];
+      // The queue's timeout, in milliseconds, is what the kernel ends a
+      // passthru command of this namespace at.
+      const int64_t timeout_ms =
+          sysfs.ReadInt(absl::StrCat("block/", p.name, "/queue/io_timeout"))
+              .value_or(-1);
+      const int64_t path_hold =
+          RecoveryHoldNs(timeout_ms > 0 ? timeout_ms * 1'000'000 : -1,
+                         (*backend)->WriteFenceNs(static_cast<int>(i)));
+      err << "pathwise: path " << p.name << ": a dead server's command ends "
+          << (timeout_ms > 0
+                  ? absl::StrCat("at the queue's timeout (", timeout_ms, " ms)")
+                  : std::string("at the kernel's default "
+                                "timeout (30 s assumed)"))
+          << ", then the write fence\n";
+      hold = std::max(hold, path_hold);
     }
+    if (o.write_fence && *o.write_fence == absl::ZeroDuration()) hold = 0;
     err << "pathwise: recovering ublk device " << o.recover_dev_id
-        << " after the write fence (" << hold / 1'000'000 << " ms)\n";
+        << " after the hold (" << hold / 1'000'000 << " ms)\n";
     absl::SleepFor(absl::Nanoseconds(hold));
   }
   absl::StatusOr<std::unique_ptr<ublk::Device>> device =

@@ -88,6 +88,12 @@ bool CutOffByPathFailure(const Disposition& d) {
          !d.ana_error;
 }
 
+int64_t RecoveryHoldNs(int64_t timeout_ns, int64_t fence_ns) {
+  constexpr int64_t kDefaultTimeoutNs = 30'000'000'000;
+  return (timeout_ns < 0 ? kDefaultTimeoutNs : timeout_ns) +
+         std::max<int64_t>(fence_ns, 0);
+}
+
 int64_t WriteFenceNs(bool fabrics, int64_t kato_ns, uint16_t cqt_ms) {
   constexpr int64_t kDefaultKatoNs = 5'000'000'000;
   const int64_t cqt_ns = int64_t{cqt_ms} * 1'000'000;

@@ -70,6 +70,14 @@ bool CutOffByPathFailure(const Disposition& d);
 // fabrics default of 5 s (NVME_DEFAULT_KATO) is assumed.
 int64_t WriteFenceNs(bool fabrics, int64_t kato_ns, uint16_t cqt_ms);
 
+// How long `--recover` holds a dead server's device before taking it back,
+// for one path: the dead server's commands cannot be cancelled (NVMe
+// passthru has no io_uring cancellation), so one still out on a stalled
+// path lives until the kernel ends it at its queue's timeout, and may be
+// executed up to the write fence after that. `timeout_ns` < 0: unknown,
+// the kernel's default of 30 s (NVME_IO_TIMEOUT) is assumed.
+int64_t RecoveryHoldNs(int64_t timeout_ns, int64_t fence_ns);
+
 // Defects the datapath can be started with, so that the data checks can be
 // shown to catch them (the fault tests run the ledger against each and
 // expect it to fail); never for real use, hence a hidden flag.

@@ -56,12 +56,12 @@ cleanup() {
   return 0
 }
 trap cleanup EXIT
-start_datapath() { # log-suffix [more args]: sets dev and dp_pid
+start_datapath() { # log-suffix [more args]: sets dev and dp_pid (START_WAIT: s)
   local out=$TB_OUT/device$1.txt
   "$bin" datapath --namespace auto --io-timeout 2s --no-path-timeout "${NO_PATH_S}s" \
     --ana-interval 2s --web.listen-address "" "${dp_args[@]}" "${@:2}" >"$out" 2>"$TB_OUT/server$1.log" &
   dp_pid=$!
-  tb_wait 20 test -s "$out" || { cat "$TB_OUT/server$1.log" >&2; fail "no device announced"; }
+  tb_wait "${START_WAIT:-20}" test -s "$out" || { cat "$TB_OUT/server$1.log" >&2; fail "no device announced"; }
   dev=$(head -1 "$out")
   [[ -b $dev ]] || fail "'$dev' is not a block device"
   grep "write fence" "$TB_OUT/server$1.log"
@@ -152,15 +152,25 @@ fault_sigkill() { # the datapath killed mid-write; the device goes
 }
 # The same with user recovery (DATAPATH_ARGS --user-recovery): a new
 # datapath takes the device back while the ledger keeps its fd and writes.
+# It holds the device until the dead server's commands cannot land any
+# more: the namespaces' queue timeout, then the write fence. The timeout is
+# 5 s here (30 s by default), put back afterwards.
 fault_sigkill_recover() {
+  local old=$dev q saved=()
+  for q in /sys/block/nvme*n*/queue/io_timeout; do
+    saved+=("$q=$(cat "$q")")
+    echo 5000 >"$q" || return 1
+  done
   sleep 4
   kill -KILL "$dp_pid"
   wait "$dp_pid" 2>/dev/null
   dp_pid=""
-  local old=$dev
   sleep 2
-  start_datapath .2 --recover "${old#/dev/ublkb}"
-  grep "recover" "$TB_OUT/server.2.log"
+  START_WAIT=60 start_datapath .2 --recover "${old#/dev/ublkb}"
+  for q in "${saved[@]}"; do echo "${q#*=}" >"${q%%=*}"; done
+  grep -E "recover|dead server" "$TB_OUT/server.2.log"
+  grep -q "after the hold (10000 ms)" "$TB_OUT/server.2.log" ||
+    { echo "the hold is not the 5 s timeout + the 5 s fence"; return 1; }
   [[ $dev == "$old" ]] || { echo "recovered as $dev, not $old"; return 1; }
   sleep 8
 }

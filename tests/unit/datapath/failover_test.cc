@@ -262,5 +262,16 @@ TEST(WriteFenceTest, KatoPlusCqtOnFabricsCqtOnPcie) {
   EXPECT_EQ(WriteFenceNs(false, -1, 250), 250'000'000);
 }
 
+// A dead server's command lives until the queue's timeout ends it, then
+// may be executed up to the fence: --recover holds for both. Even on PCIe
+// with no CQT (fence 0) the command may still be out until the timeout.
+TEST(RecoveryHoldTest, TheQueueTimeoutThenTheFence) {
+  constexpr int64_t kS = 1'000'000'000;
+  EXPECT_EQ(RecoveryHoldNs(30 * kS, 5 * kS), 35 * kS);
+  EXPECT_EQ(RecoveryHoldNs(5 * kS, 5 * kS), 10 * kS);
+  EXPECT_EQ(RecoveryHoldNs(30 * kS, 0), 30 * kS);
+  EXPECT_EQ(RecoveryHoldNs(-1, 5 * kS), 35 * kS);  // timeout unknown: 30 s
+}
+
 }  // namespace
 }  // namespace pathwise::datapath
