@@ -1,43 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/nvme_topology_collector.h"
 
-#include <algorithm>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
-#include <system_error>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "collectors/queue_parse.h"  // ParseFabricsAddress
 #include "collectors/topology_builder.h"
 #include "model/types.h"
 
 namespace pathwise::collectors {
 namespace {
-
-// A controller in class/nvme: nvme<N>.
-bool IsControllerName(absl::string_view n) {
-  return absl::ConsumePrefix(&n, "nvme") && !n.empty() &&
-         std::all_of(n.begin(), n.end(), absl::ascii_isdigit);
-}
-
-// A path in its controller's directory: nvme<S>c<C>n<N>, perhaps followed
-// by more (which the builder then reports as a name it cannot place).
-bool LooksLikePath(absl::string_view n) {
-  for (absl::string_view sep : {"nvme", "c", "n"}) {
-    if (!absl::ConsumePrefix(&n, sep) || n.empty() ||
-        !absl::ascii_isdigit(n.front())) {
-      return false;
-    }
-    while (!n.empty() && absl::ascii_isdigit(n.front())) n.remove_prefix(1);
-  }
-  return true;
-}
 
 // A string attribute: nullopt when it is missing, unreadable or empty.
 std::optional<std::string> Attr(const SysfsReader& reader,
@@ -93,47 +68,6 @@ RawSubsystem ReadSubsystem(const std::string& name, const SysfsReader& reader) {
           .serial = reader.ReadAttr(dir + "/serial")};
 }
 
-// The transport address's parts, as the kernel writes them for fabrics
-// ("traddr=...,trsvcid=...,host_traddr=...,host_iface=..."); for PCIe the
-// address is the PCI address itself, or, on kernels without the attribute,
-// the PCI device the controller's directory hangs under.
-void ReadAddress(const SysfsReader& reader, const std::string& cdir,
-                 RawController& ctrl) {
-  if (!ctrl.transport) return;
-  if (*ctrl.transport == "pcie") {
-    if (ctrl.address) {
-      ctrl.traddr = *ctrl.address;
-      return;
-    }
-    // .../0000:00:04.0/nvme/nvme0: the component before the first nvme*.
-    std::error_code ec;
-    const std::filesystem::path real =
-        std::filesystem::canonical(reader.Path(cdir), ec);
-    if (ec) return;
-    std::string before;
-    for (const auto& part : real) {
-      const std::string p = part.string();
-      if (absl::StartsWith(p, "nvme")) break;
-      if (p != "/") before = p;
-    }
-    if (!before.empty()) ctrl.address = before;
-    return;
-  }
-  if (!ctrl.address) return;
-  for (absl::string_view kv :
-       absl::StrSplit(*ctrl.address, ',', absl::SkipEmpty())) {
-    if (absl::ConsumePrefix(&kv, "traddr=")) {
-      ctrl.traddr = std::string(kv);
-    } else if (absl::ConsumePrefix(&kv, "trsvcid=")) {
-      ctrl.trsvcid = std::string(kv);
-    } else if (absl::ConsumePrefix(&kv, "host_traddr=")) {
-      ctrl.host_traddr = std::string(kv);
-    } else if (absl::ConsumePrefix(&kv, "host_iface=")) {
-      ctrl.host_iface = std::string(kv);
-    }
-  }
-}
-
 RawController ReadController(const std::string& name,
                              const std::string& subsystem,
                              const SysfsReader& reader) {
@@ -143,7 +77,17 @@ RawController ReadController(const std::string& name,
   ctrl.subsystem = subsystem;
   ctrl.transport = Attr(reader, cdir + "/transport");
   ctrl.address = Attr(reader, cdir + "/address");
-  ReadAddress(reader, cdir, ctrl);
+  if (ctrl.transport == "pcie") {
+    // The PCI address itself.
+    ctrl.traddr = ctrl.address.value_or("");
+  } else if (ctrl.address) {
+    // "traddr=...,trsvcid=...,host_traddr=...,host_iface=..." (fabrics).
+    const FabricsAddress a = ParseFabricsAddress(*ctrl.address);
+    ctrl.traddr = a.traddr;
+    ctrl.trsvcid = a.trsvcid;
+    ctrl.host_traddr = a.host_traddr;
+    ctrl.host_iface = a.host_iface;
+  }
   ctrl.state = Attr(reader, cdir + "/state");
   ctrl.cntlid = reader.ReadAttr(cdir + "/cntlid");
   ctrl.numa_node = Attr(reader, cdir + "/numa_node");
@@ -210,12 +154,12 @@ absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
     absl::StatusOr<std::vector<std::string>> entries =
         reader.ListDir(absl::StrCat("class/nvme-subsystem/", sub));
     for (const std::string& e : entries.value_or(std::vector<std::string>())) {
-      if (IsControllerName(e)) subsystem_of.emplace(e, sub);
+      if (model::ControllerInstance(e) >= 0) subsystem_of.emplace(e, sub);
     }
   }
   std::set<std::string> subsystems_read;
   for (const std::string& name : *names) {
-    if (!IsControllerName(name)) continue;
+    if (model::ControllerInstance(name) < 0) continue;
     const std::string cdir = absl::StrCat("class/nvme/", name);
     auto sub = subsystem_of.find(name);
     if (sub == subsystem_of.end()) {
@@ -234,7 +178,7 @@ absl::StatusOr<RawTopology> ScanRaw(const SysfsReader& reader) {
       raw.subsystems.push_back(ReadSubsystem(sub->second, reader));
     }
     for (const std::string& e : *entries) {
-      if (!LooksLikePath(e)) continue;
+      if (!model::ParseNvmePathName(e)) continue;
       if (std::optional<RawPath> p = ReadPath(e, name, reader, raw.heads)) {
         raw.paths.push_back(*std::move(p));
       }

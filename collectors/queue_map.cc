@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "collectors/queue_parse.h"
+#include "model/types.h"
 
 namespace pathwise::collectors {
 namespace {
@@ -24,15 +25,6 @@ using Tuple = std::tuple<std::string, uint16_t, std::string, uint16_t>;
 
 Tuple TupleOf(const model::TcpSocket& s) {
   return {s.local_addr, s.local_port, s.remote_addr, s.remote_port};
-}
-
-int ControllerInstance(const std::string& name) {
-  absl::string_view n = name;
-  int instance = -1;
-  if (!absl::ConsumePrefix(&n, "nvme") || !absl::SimpleAtoi(n, &instance)) {
-    return -1;
-  }
-  return instance;
 }
 
 bool Matches(const model::TcpSocket& s, const FabricsAddress& a) {
@@ -72,7 +64,7 @@ struct ControllerJoin {
 
 void JoinFlows(const RawTcpController& rc, const FabricsAddress& addr,
                bool shared, const ControllerJoin& j, model::TcpController& c) {
-  const int instance = ControllerInstance(rc.name);
+  const int instance = model::ControllerInstance(rc.name);
   for (const model::TcpSocket& s : *j.sockets) {
     if (!Matches(s, addr)) continue;
     const auto b = j.bpf->find(TupleOf(s));

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "model/types.h"
 
 namespace pathwise::datapath {
 namespace {
@@ -31,16 +32,6 @@ template <typename T>
 T ReadNumber(const fs::path& p, T fallback) {
   T v{};
   return absl::SimpleAtoi(ReadAttr(p), &v) ? v : fallback;
-}
-
-// "nvme3" -> 3; -1 when not of that form.
-int Instance(const std::string& controller) {
-  int n = -1;
-  if (!absl::StartsWith(controller, "nvme") ||
-      !absl::SimpleAtoi(controller.substr(4), &n)) {
-    return -1;
-  }
-  return n;
 }
 
 // nvme<X>n<Y> of controller nvme<X>: the per-controller node (multipath
@@ -171,7 +162,7 @@ absl::StatusOr<std::vector<NamespacePath>> ReadNamespacePaths(
       p.name = name;
       p.generic = "ng" + name.substr(4);
       p.controller = controller;
-      p.controller_instance = Instance(controller);
+      p.controller_instance = model::ControllerInstance(controller);
       p.numa_node = ReadNumber<int>(cdir / "numa_node", -1);
       p.controller_state = ReadAttr(cdir / "state");
       p.subsysnqn = ReadAttr(cdir / "subsysnqn");

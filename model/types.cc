@@ -2,6 +2,7 @@
 #include "model/types.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
@@ -34,6 +35,17 @@ std::optional<NvmePathName> ParseNvmePathName(absl::string_view name) {
     return p;
   }
   return std::nullopt;
+}
+
+int ControllerInstance(absl::string_view name) {
+  absl::string_view s = name;
+  absl::string_view digits;
+  int instance = -1;
+  if (absl::ConsumePrefix(&s, "nvme") && ConsumeDigits(s, &digits) &&
+      s.empty() && absl::SimpleAtoi(digits, &instance)) {
+    return instance;
+  }
+  return -1;
 }
 
 std::string HeadName(const NvmePathName& path) {

@@ -231,6 +231,8 @@ struct NvmePathName {
   absl::string_view ns;
 };
 std::optional<NvmePathName> ParseNvmePathName(absl::string_view name);
+// A controller's name, nvme<N>: its instance N, or -1 for anything else.
+int ControllerInstance(absl::string_view name);
 // The head (visible multipath disk) of a path: nvme<S>n<N>.
 std::string HeadName(const NvmePathName& path);
 

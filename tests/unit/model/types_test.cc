@@ -31,6 +31,15 @@ TEST(Types, NvmePathNames) {
   }
 }
 
+TEST(Types, ControllerInstances) {
+  EXPECT_EQ(ControllerInstance("nvme0"), 0);
+  EXPECT_EQ(ControllerInstance("nvme17"), 17);
+  for (const char* bad : {"nvme", "nvme0n1", "nvme0c0n1", "nvme-subsys0",
+                          "nvme-fabrics", "nvme+1", "nvme 1", "loop0", ""}) {
+    EXPECT_EQ(ControllerInstance(bad), -1) << bad;
+  }
+}
+
 TEST(Types, DevIdFromKernelEncoding) {
   EXPECT_EQ(DevId::FromKernel((259u << 20) | 7), (DevId{259, 7}));
   EXPECT_EQ(ToString(DevId{259, 7}), "259:7");
