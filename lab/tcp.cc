@@ -25,7 +25,7 @@ int64_t TcpPath::Recovery(int64_t rtt, bool fast, const TcpModel& model,
 }
 
 int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
-                       const TcpModel& model, Rng& rng) {
+                       const TcpModel& model, Rng& rng, int64_t sent_ns) {
   // Later segments in flight on the connection, which the congestion
   // window bounds: fewer than dupthresh and only the timer recovers.
   const double in_flight =
@@ -53,22 +53,8 @@ int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
         delay = std::max(delay, Recovery(rtt, fast, model, rng, &timeout));
       }
     }
-    if (cubic_) {
-      // CUBIC: the window falls to beta of itself and W_max remembers it
-      // (fast convergence: less when it had not regained the last W_max);
-      // a timeout restarts from one segment and forgets W_max, as Linux's
-      // loss state resets CUBIC.
-      c.w_max = c.cwnd < c.w_max ? c.cwnd * (1 + kCubicBeta) / 2 : c.cwnd;
-      c.ssthresh = std::max(c.cwnd * kCubicBeta, 2.0);
-      c.cwnd = timeout ? 1.0 : c.ssthresh;
-      if (timeout) c.w_max = 0;
-      c.epoch_ns = -1;
-    } else {
-      // Reno: a timeout restarts from one segment, fast recovery halves.
-      c.ssthresh = std::max(c.cwnd / 2, 2.0);
-      c.cwnd = timeout ? 1.0 : c.ssthresh;
-    }
-  } else {
+    Reduce(c, t, timeout, sent_ns > c.episode_ns);
+  } else if (sent_ns > c.episode_ns) {
     Grow(c, t, rtt);
   }
   if (delay > 0) {
@@ -77,6 +63,38 @@ int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
     t += delay;
   }
   return t;
+}
+
+// A loss seen at `t`. Once per episode, as Linux enters recovery once for
+// the data in flight: CUBIC's window falls to beta of itself and W_max
+// remembers it (fast convergence: less when it had not regained the last
+// W_max); Reno halves it. A timeout restarts from one segment even within
+// an episode, and under CUBIC forgets W_max (Linux resets CUBIC on entering
+// the loss state), but lowers ssthresh only when it begins the episode
+// (tcp_enter_loss keeps it while a recovery's data is unacknowledged). The
+// episode covers what was sent before its loss was seen; a timeout extends
+// it to what was sent before the timeout, as it moves Linux's high_seq.
+// Without the episode, every lost I/O of one window cut it again: ten
+// losses in a round trip took a window to 0.7^10 of itself, where Linux
+// takes it to 0.7.
+void TcpPath::Reduce(TcpConn& c, int64_t t, bool timeout,
+                     bool new_episode) const {
+  if (new_episode || timeout) c.episode_ns = std::max(c.episode_ns, t);
+  if (new_episode) {
+    if (cubic_) {
+      c.w_max = c.cwnd < c.w_max ? c.cwnd * (1 + kCubicBeta) / 2 : c.cwnd;
+      c.ssthresh = std::max(c.cwnd * kCubicBeta, 2.0);
+    } else {
+      c.ssthresh = std::max(c.cwnd / 2, 2.0);
+    }
+    c.cwnd = c.ssthresh;
+    c.epoch_ns = -1;
+  }
+  if (timeout) {
+    c.cwnd = 1.0;
+    if (cubic_) c.w_max = 0;
+    c.epoch_ns = -1;
+  }
 }
 
 }  // namespace pathwise::lab

@@ -37,6 +37,11 @@ struct TcpConn {
   int64_t epoch_ns = -1;
   double k_s = 0;
   double origin = 0;
+  // The loss episode: when the last reduction began (-1: none). Segments
+  // sent before it belong to it, as Linux's recovery covers the data sent
+  // before it began (up to high_seq): their losses do not reduce the
+  // window again, and their acknowledgements do not grow it.
+  int64_t episode_ns = -1;
 };
 
 // Linux's tcp_cubic.c constants: the window grows as
@@ -193,8 +198,8 @@ class TcpPath {
                                                int64_t sent_ns) {
     if (any_loss_) LossAt(sent_ns);
     if (loss_ > 0) {
-      t = Lossy(c, t, rtt, model, rng);
-    } else {
+      t = Lossy(c, t, rtt, model, rng, sent_ns);
+    } else if (sent_ns > c.episode_ns) {
       Grow(c, t, rtt);
     }
     // In-order delivery on the connection: wait out a stall in progress.
@@ -264,7 +269,8 @@ class TcpPath {
   }
 
   int64_t Lossy(TcpConn& c, int64_t t, int64_t rtt, const TcpModel& model,
-                Rng& rng);
+                Rng& rng, int64_t sent_ns);
+  void Reduce(TcpConn& c, int64_t t, bool timeout, bool new_episode) const;
   int64_t Recovery(int64_t rtt, bool fast, const TcpModel& model, Rng& rng,
                    bool* timeout) const;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit tests of the lab's TCP model (lab/tcp.h): the window's growth within
-// an I/O, CUBIC's regrowth by time and its idle rule, and loss drawn when
-// the segments leave.
+// an I/O, CUBIC's regrowth by time and its idle rule, loss drawn when the
+// segments leave, and one window reduction per loss episode.
 #include "lab/tcp.h"
 
 #include <gtest/gtest.h>
@@ -125,6 +125,65 @@ TEST(TcpTest, LossIsDrawnWhenTheSegmentsLeave) {
   // Sent within it (though it arrives after): half its segments lost.
   EXPECT_GT(path.Deliver(c, 2'600'000'000, rtt, model, rng, 1'500'000'000),
             2'600'000'000 + rtt);
+}
+
+// One reduction per loss episode, as Linux enters recovery once for the
+// data in flight: the losses of I/Os sent before the first loss was seen
+// leave ssthresh where that loss put it, and their acknowledgements do not
+// grow the window. A loss among segments sent after it begins a new one.
+TEST(TcpTest, OneReductionPerLossEpisode) {
+  const int64_t rtt = 20'000'000;
+  constexpr int kSegments = 10;
+  const TcpModel model;
+  for (bool cubic : {true, false}) {
+    SCOPED_TRACE(cubic ? "cubic" : "reno");
+    TcpPath path(1, kSegments);
+    path.SetCubic(cubic);
+    path.SetLossSchedule({{0, 0.3}});
+    TcpConn& c = path.conn(0);
+    c.cwnd = c.ssthresh = 1000;
+    c.inflight = 100;
+    Rng rng(3);
+    // 50 I/Os sent within the first round trip: nearly all lose a segment.
+    int lost = 0;
+    for (int64_t i = 0; i < 50; ++i) {
+      const int64_t sent = i * 100'000;
+      if (path.Deliver(c, sent + rtt, rtt, model, rng, sent) > sent + rtt) {
+        ++lost;
+      }
+    }
+    EXPECT_GT(lost, 40);
+    EXPECT_DOUBLE_EQ(c.ssthresh, cubic ? 1000 * kCubicBeta : 500);
+    // Sent after the episode (a timeout extends it to what was sent before
+    // the timeout): its loss reduces again.
+    const double first = c.ssthresh;
+    for (int i = 0; c.ssthresh == first; ++i) {
+      ASSERT_LT(i, 100) << "no second reduction";
+      const int64_t sent = c.episode_ns + 1;
+      path.Deliver(c, sent + rtt, rtt, model, rng, sent);
+    }
+    EXPECT_LT(c.ssthresh, first);
+  }
+  // Acknowledgements of data sent before the episode began do not grow the
+  // window; those of data sent after it do.
+  TcpPath path(1, kSegments);
+  path.SetCubic(true);
+  path.SetLossSchedule({{0, 0.3}, {1'000'000, 0}});
+  TcpConn& c = path.conn(0);
+  c.inflight = 100;
+  for (uint64_t seed = 1; c.cwnd != 1000 * kCubicBeta; ++seed) {
+    ASSERT_LT(seed, 200u) << "no seed repairs the loss by fast retransmit";
+    c = TcpConn{};
+    c.cwnd = c.ssthresh = 1000;
+    c.inflight = 100;
+    Rng rng(seed);
+    path.Deliver(c, rtt, rtt, model, rng, 0);
+  }
+  Rng rng(1);
+  path.Deliver(c, rtt + 2'000'000, rtt, model, rng, 2'000'000);
+  EXPECT_DOUBLE_EQ(c.cwnd, 1000 * kCubicBeta);
+  path.Deliver(c, 2 * rtt + 1, rtt, model, rng, rtt + 1);
+  EXPECT_GT(c.cwnd, 1000 * kCubicBeta);
 }
 
 }  // namespace
