@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "datapath/ublk/params.h"
 
 namespace pathwise::datapath::ublk {
@@ -75,17 +77,49 @@ absl::StatusOr<int> ControlDevice::Command(uint32_t legacy_nr, const char* what,
   cmd->addr = addr;
   cmd->len = len;
   cmd->data[0] = data0;
-  int r = io_uring_submit(&ring_);
-  if (r < 0) return Errno(-r, absl::StrCat("ublk ", what, ": submit"));
-  io_uring_cqe* cqe = nullptr;
-  do {
-    r = io_uring_wait_cqe(&ring_, &cqe);
-  } while (r == -EINTR);
-  if (r < 0) return Errno(-r, absl::StrCat("ublk ", what, ": wait"));
-  const int res = cqe->res;
-  io_uring_cqe_seen(&ring_, cqe);
-  if (res < 0) return Errno(-res, absl::StrCat("ublk ", what));
-  return res;
+  const uint64_t tag = ++last_tag_;
+  io_uring_sqe_set_data64(sqe, tag);
+  return Send(sqe, tag, what);
+}
+
+// The kernel takes a queued entry only inside io_uring_enter(). An enter
+// that fails (EAGAIN when the kernel cannot allocate, EBUSY while its
+// completion queue overflows) leaves the entry queued, to go with the next
+// enter; and the command points at the caller's buffer. So a refused
+// command is retried for a while, and then, still queued, turned into a
+// no-op before this returns: no later command sends it with a buffer that
+// is gone. Its completion, and any other stale one, is skipped by its tag.
+absl::StatusOr<int> ControlDevice::Send(io_uring_sqe* sqe, uint64_t tag,
+                                        const char* what) {
+  constexpr absl::Duration kRefusedFor = absl::Seconds(2);
+  const absl::Time deadline = absl::Now() + kRefusedFor;
+  while (true) {
+    const int r = io_uring_submit_and_wait(&ring_, 1);
+    if (r < 0) {
+      const bool queued = io_uring_sq_ready(&ring_) > 0;
+      const bool transient = r == -EINTR || r == -EAGAIN || r == -EBUSY;
+      if (transient && (absl::Now() < deadline || !queued)) {
+        if (r != -EINTR) absl::SleepFor(absl::Milliseconds(1));
+        continue;
+      }
+      if (queued) {
+        io_uring_prep_nop(sqe);
+        io_uring_sqe_set_data64(sqe, tag);
+      }
+      return Errno(
+          -r, absl::StrCat("ublk ", what,
+                           queued ? ": refused by io_uring_enter" : ": wait"));
+    }
+    io_uring_cqe* cqe = nullptr;
+    while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
+      const bool mine = cqe->user_data == tag;
+      const int res = cqe->res;
+      io_uring_cqe_seen(&ring_, cqe);
+      if (!mine) continue;
+      if (res < 0) return Errno(-res, absl::StrCat("ublk ", what));
+      return res;
+    }
+  }
 }
 
 absl::Status ControlDevice::AddDev(ublksrv_ctrl_dev_info* info) {

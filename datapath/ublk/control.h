@@ -59,10 +59,13 @@ class ControlDevice {
   absl::StatusOr<int> Command(uint32_t legacy_nr, const char* what,
                               uint32_t dev_id, uint64_t addr, uint16_t len,
                               uint64_t data0);
+  // Sends the queued `sqe` (tagged `tag`) and waits for its completion.
+  absl::StatusOr<int> Send(io_uring_sqe* sqe, uint64_t tag, const char* what);
 
   int fd_ = -1;
   io_uring ring_{};
   bool ring_ready_ = false;
+  uint64_t last_tag_ = 0;  // each command's user_data
   bool ioctl_encoded_ = false;
   uint64_t features_ = 0;
 };
