@@ -63,7 +63,7 @@ absl::StatusOr<nvme::RetryDelayTimes> ControllerAnaSource::ReadRetryDelayTimes(
   if (!ring.ok()) return ring.status();
   absl::StatusOr<nvme::RetryDelayTimes> t =
       nvme::ReadRetryDelayTimes(**ring, fds_[path], timeout_);
-  if (absl::IsDeadlineExceeded(t.status())) ring_.reset();
+  if (!t.ok()) ring_.reset();  // as in Read
   return t;
 }
 
@@ -73,9 +73,14 @@ absl::StatusOr<nvme::AnaLog> ControllerAnaSource::Read(int path) {
   if (!ring.ok()) return ring.status();
   absl::StatusOr<nvme::AnaLog> log =
       nvme::ReadAnaLog(**ring, fds_[path], {.timeout = timeout_});
-  // The command still out owns the ring's only slot for it (and its
-  // buffer): leave both to the kernel and use a new ring next time.
-  if (absl::IsDeadlineExceeded(log.status())) ring_.reset();
+  // After a timeout the command still out owns the ring's slot for it (and
+  // its buffer); after an io_uring_enter() error it may still be queued in
+  // the ring, to go with the next submission. Either way the next read's
+  // command would share its tag, and the stale completion would end that
+  // read before the device filled its page. Leave both to the kernel and
+  // use a new ring next time; a ring is a few system calls, and errors
+  // are rare.
+  if (!log.ok()) ring_.reset();
   return log;
 }
 

@@ -31,8 +31,9 @@ struct AnaReadOptions {
 
 // Reads the ANA log page of the controller open as `fd` (/dev/nvmeX; read
 // access is enough to open it, the Get Log Page needs CAP_SYS_ADMIN), using
-// `ring`, which must have no other command outstanding (after a
-// DeadlineExceeded it still has one: use another ring). FailedPrecondition
+// `ring`, which must have no other command outstanding (after an error it
+// may still have one: on a timeout, or when io_uring_enter() failed and
+// left it queued; use another ring). FailedPrecondition
 // when the controller does not report ANA (CMIC bit 3 clear);
 // DeadlineExceeded on a timeout; the command's NVMe status or errno as the
 // message otherwise.
