@@ -289,6 +289,13 @@ class Parser {
         }
         return BadValue("congestion control (cubic or reno)", v);
       }
+      if (key == "tlp") {
+        if (v == "on" || v == "off") {
+          sc_.tcp.tlp = v == "on";
+          return absl::OkStatus();
+        }
+        return BadValue("tail loss probe (on or off)", v);
+      }
     } else if (section_ == "path") {
       PathSpec& p = sc_.paths.back();
       if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);

@@ -85,6 +85,11 @@ struct TcpModel {
   int64_t rto_min_ns = 200 * kMs;  // Linux TCP_RTO_MIN
   int64_t rto_max_ns = 120 * kSec;
   int dupthresh = 3;  // segments after a loss needed for fast retransmit
+  // Tail loss probe (Linux's default, net.ipv4.tcp_early_retrans = 3): a
+  // loss with too few segments after it for duplicate ACKs is found by a
+  // probe after max(2 round trips, 10 ms) instead of the retransmission
+  // timer, and repaired as fast retransmit repairs one.
+  bool tlp = true;
   // The congestion window's growth and reduction: Linux's default, CUBIC,
   // or Reno (lab/README.md, "The model").
   enum class Congestion { kCubic, kReno };

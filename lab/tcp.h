@@ -42,6 +42,7 @@ struct TcpConn {
   // before it began (up to high_seq): their losses do not reduce the
   // window again, and their acknowledgements do not grow it.
   int64_t episode_ns = -1;
+  bool in_loss = false;  // the episode began or went on with a timeout
 };
 
 // Linux's tcp_cubic.c constants: the window grows as
@@ -271,8 +272,10 @@ class TcpPath {
   int64_t Lossy(TcpConn& c, int64_t t, int64_t rtt, const TcpModel& model,
                 Rng& rng, int64_t sent_ns);
   void Reduce(TcpConn& c, int64_t t, bool timeout, bool new_episode) const;
-  int64_t Recovery(int64_t rtt, bool fast, const TcpModel& model, Rng& rng,
-                   bool* timeout) const;
+  int64_t Recovery(int64_t rtt, bool fast, int64_t probe_ns,
+                   const TcpModel& model, Rng& rng, bool* timeout) const;
+  static int64_t ProbeTimeout(const TcpConn& c, int64_t rtt, double in_flight,
+                              const TcpModel& model, int64_t sent_ns);
 
   // Sets loss_ and no_loss_ to the step in effect at `t`.
   void LossAt(int64_t t) {

@@ -104,6 +104,8 @@ TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
   ExpectError(
       "[tcp]\ncongestion = vegas\n[path a]\n",
       "x.scn:2: congestion: bad congestion control (cubic or reno) 'vegas'");
+  ExpectError("[tcp]\ntlp = yes\n[path a]\n",
+              "x.scn:2: tlp: bad tail loss probe (on or off) 'yes'");
 }
 
 // Linux's default congestion control unless the scenario names Reno.
@@ -115,6 +117,17 @@ TEST(ScenarioTest, CongestionIsCubicUnlessReno) {
       ParseScenario("[tcp]\ncongestion = reno\n[path a]\n", "x.scn");
   ASSERT_TRUE(reno.ok()) << reno.status();
   EXPECT_EQ(reno->tcp.congestion, TcpModel::Congestion::kReno);
+}
+
+// Linux's tail loss probe unless the scenario turns it off.
+TEST(ScenarioTest, TailLossProbeUnlessOff) {
+  absl::StatusOr<Scenario> on = ParseScenario("[path a]\n", "x.scn");
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_TRUE(on->tcp.tlp);
+  absl::StatusOr<Scenario> off =
+      ParseScenario("[tcp]\ntlp = off\n[path a]\n", "x.scn");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->tcp.tlp);
 }
 
 TEST(SimTest, DeterministicForASeed) {

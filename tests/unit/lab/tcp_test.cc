@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit tests of the lab's TCP model (lab/tcp.h): the window's growth within
 // an I/O, CUBIC's regrowth by time and its idle rule, loss drawn when the
-// segments leave, and one window reduction per loss episode.
+// segments leave, one window reduction per loss episode, and the tail loss
+// probe.
 #include "lab/tcp.h"
 
 #include <gtest/gtest.h>
@@ -184,6 +185,64 @@ TEST(TcpTest, OneReductionPerLossEpisode) {
   EXPECT_DOUBLE_EQ(c.cwnd, 1000 * kCubicBeta);
   path.Deliver(c, 2 * rtt + 1, rtt, model, rng, rtt + 1);
   EXPECT_GT(c.cwnd, 1000 * kCubicBeta);
+}
+
+// A loss with too few segments after it for duplicate ACKs: with the tail
+// loss probe (Linux's default) it is repaired two round trips and 8 ms
+// after it would have arrived, plus the probe's round trip, and the window
+// falls as after fast retransmit; without it, the timer (200 ms) repairs it
+// and the window restarts from one segment. In the loss state a timeout
+// began, no probe is sent.
+TEST(TcpTest, TheTailLossProbeRepairsALossWithoutTheTimer) {
+  const int64_t rtt = 20'000'000;
+  constexpr int kSegments = 3;
+  for (bool tlp : {true, false}) {
+    SCOPED_TRACE(tlp ? "tlp" : "no tlp");
+    TcpModel model;
+    model.tlp = tlp;
+    // The first draw that loses a segment and not its repair.
+    for (uint64_t seed = 1;; ++seed) {
+      ASSERT_LT(seed, 500u) << "no draw loses once";
+      TcpPath path(1, kSegments);
+      path.SetCubic(true);
+      path.SetLossSchedule({{0, 0.2}});
+      TcpConn& c = path.conn(0);
+      c.cwnd = c.ssthresh = 100;
+      c.inflight = 1;  // 3 segments: no duplicate ACKs
+      Rng rng(seed);
+      const int64_t at = path.Deliver(c, rtt, rtt, model, rng, 0);
+      if (at == rtt) continue;  // nothing lost
+      const int64_t probe = 2 * rtt + 8'000'000 + rtt;
+      if (tlp) {
+        if (at != rtt + probe) continue;  // the probe was lost too
+        EXPECT_DOUBLE_EQ(c.cwnd, 100 * kCubicBeta);
+        EXPECT_FALSE(c.in_loss);
+      } else {
+        if (at != rtt + 200'000'000) continue;  // the retransmission lost
+        EXPECT_DOUBLE_EQ(c.cwnd, 1);
+        EXPECT_TRUE(c.in_loss);
+      }
+      break;
+    }
+  }
+  // Within a timeout's loss episode: the timer, not a probe.
+  TcpModel model;
+  TcpPath path(1, kSegments);
+  path.SetCubic(true);
+  path.SetLossSchedule({{0, 0.2}});
+  TcpConn& c = path.conn(0);
+  c.cwnd = 1;
+  c.inflight = 1;
+  c.in_loss = true;
+  c.episode_ns = 10 * rtt;
+  for (uint64_t seed = 1;; ++seed) {
+    ASSERT_LT(seed, 500u) << "no draw loses once";
+    Rng rng(seed);
+    const int64_t at = path.Deliver(c, 2 * rtt, rtt, model, rng, rtt);
+    if (at == 2 * rtt) continue;
+    EXPECT_GE(at, 2 * rtt + 200'000'000);
+    break;
+  }
 }
 
 }  // namespace
