@@ -7,10 +7,6 @@
 #include "datapath/ublk/control.h"
 
 #include <gtest/gtest.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,32 +19,16 @@
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "tests/unit/refuse_enters.h"
 
 namespace pathwise::datapath::ublk {
 namespace {
 
-// Makes this thread's io_uring_enter() calls that submit fail with EAGAIN,
-// as the kernel answers them when it cannot allocate for a request. A
-// seccomp filter holds for the thread that installs it only.
-void FailSubmittingEnters() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 0, 3),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog prog{.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
-  ASSERT_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-  ASSERT_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
-  ASSERT_EQ(syscall(__NR_io_uring_enter, -1, 1, 0, 0, nullptr, 0), -1);
-  ASSERT_EQ(errno, EAGAIN);
-}
+using ::pathwise::testing::FailSubmittingEnters;
 
 // A regular file in the control device's place.
 absl::StatusOr<std::unique_ptr<ControlDevice>> OpenOnAFile() {
-  const std::string path = testing::TempDir() + "/not-ublk-control";
+  const std::string path = ::testing::TempDir() + "/not-ublk-control";
   std::ofstream(path).put('x');
   return ControlDevice::Open(path);
 }
