@@ -24,7 +24,9 @@ struct TcpConn {
   static constexpr double kMaxCwnd = 1 << 20;
 
   int64_t hol_from = 0, hol_until = 0;  // delivery blocked in this span
-  int64_t send_free = 0;  // when the window lets the next I/O's segments go
+  // The window's pace: the I/O's segments leave a round trip before it
+  // (Send), at the soonest when they are ready.
+  int64_t send_free = 0;
   int inflight = 0;       // I/Os on the connection
   // Congestion window, in segments: it bounds the segments in flight, so
   // whether a loss can be repaired by fast retransmit (dupthresh later
@@ -90,10 +92,17 @@ class TcpPath {
     for (TcpConn& c : conns_) c = TcpConn{};
   }
 
-  // The congestion window paces the connection: at most cwnd segments per
+  // The congestion window bounds the connection: at most cwnd segments per
   // round trip, the window growing as they are acknowledged, so the I/O's
   // segments, ready at `t`, take SendRounds round trips (FIFO per
-  // connection). Returns when the last one leaves.
+  // connection). Nothing paces them within a round (CUBIC on Linux's
+  // default qdisc sends what the window allows at once): the connection's
+  // pace is kept as a virtual time, send_free, and the I/O's last segment
+  // leaves a round trip before it, as soon as `t`. So a window's worth
+  // leaves at once, an I/O of a whole window leaves when the window before
+  // it is acknowledged, and an I/O within a round leaves at most one round
+  // trip earlier than TCP's ACK clock would let it (a round's segments are
+  // spread over it). Returns when the last one leaves.
   // Under CUBIC a connection that sends again after going idle (no I/O on
   // it) moves its epoch on by the idle time, as Linux does
   // (bictcp_cwnd_event), so that idle time does not grow the window.
@@ -107,7 +116,7 @@ class TcpPath {
                                  : SendRounds(c.cwnd, c.ssthresh, segments_);
     c.send_free =
         start + static_cast<int64_t>(rounds * static_cast<double>(rtt));
-    return c.send_free;
+    return std::max(t, c.send_free - rtt);
   }
 
   // Round trips to send k segments from a window of w: one round per

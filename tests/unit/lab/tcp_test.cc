@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit tests of the lab's TCP model (lab/tcp.h): the window's growth within
 // an I/O, CUBIC's regrowth by time and its idle rule, loss drawn when the
-// segments leave, one window reduction per loss episode, and the tail loss
-// probe.
+// segments leave, one window reduction per loss episode, the tail loss probe,
+// and a window's worth of segments leaving at once.
 #include "lab/tcp.h"
 
 #include <gtest/gtest.h>
@@ -243,6 +243,29 @@ TEST(TcpTest, TheTailLossProbeRepairsALossWithoutTheTimer) {
     EXPECT_GE(at, 2 * rtt + 200'000'000);
     break;
   }
+}
+
+// Nothing paces the segments within a round trip: a window's worth leaves
+// at once, and later I/Os follow as the window's round trips allow; an I/O
+// of two windows leaves the second when the first is acknowledged.
+TEST(TcpTest, AWindowsWorthLeavesAtOnce) {
+  const int64_t rtt = 10'000'000;
+  TcpPath path(1, 10);
+  TcpConn& c = path.conn(0);
+  c.cwnd = c.ssthresh = 100;
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(path.Send(c, 0, rtt), 0) << i;  // 100 segments
+  }
+  int64_t last = 0;
+  for (int i = 10; i < 100; ++i) last = path.Send(c, 0, rtt);
+  // 1000 segments: the tenth window leaves nine round trips in.
+  EXPECT_EQ(last, 9 * rtt);
+  // An idle connection, one I/O of 200 segments at a window of 100.
+  TcpPath big(1, 200);
+  TcpConn& b = big.conn(0);
+  b.cwnd = b.ssthresh = 100;
+  EXPECT_NEAR(static_cast<double>(big.Send(b, 5 * rtt, rtt)), 6.0 * rtt,
+              rtt / 50.0);
 }
 
 }  // namespace
