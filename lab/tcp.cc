@@ -100,8 +100,10 @@ int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
 // takes it to 0.7.
 void TcpPath::Reduce(TcpConn& c, int64_t t, bool timeout,
                      bool new_episode) const {
-  if (new_episode || timeout) c.episode_ns = std::max(c.episode_ns, t);
-  if (new_episode || timeout) c.in_loss = timeout;
+  if (new_episode || timeout) {
+    c.episode_ns = std::max(c.episode_ns, t);
+    c.in_loss = timeout;
+  }
   if (new_episode) {
     if (cubic_) {
       c.w_max = c.cwnd < c.w_max ? c.cwnd * (1 + kCubicBeta) / 2 : c.cwnd;
