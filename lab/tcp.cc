@@ -75,8 +75,8 @@ int64_t TcpPath::Lossy(TcpConn& c, int64_t t, int64_t rtt,
       }
     }
     Reduce(c, t, timeout, sent_ns > c.episode_ns);
-  } else if (sent_ns > c.episode_ns) {
-    Grow(c, t, rtt);
+  } else {
+    Grow(c, t, rtt, sent_ns);
   }
   if (delay > 0) {
     if (t > c.hol_until) c.hol_from = t;  // a new stall

@@ -27,7 +27,7 @@ struct TcpConn {
   // The window's pace: the I/O's segments leave a round trip before it
   // (Send), at the soonest when they are ready.
   int64_t send_free = 0;
-  int inflight = 0;       // I/Os on the connection
+  int inflight = 0;  // I/Os on the connection
   // Congestion window, in segments: it bounds the segments in flight, so
   // whether a loss can be repaired by fast retransmit (dupthresh later
   // segments must be in flight).
@@ -209,8 +209,8 @@ class TcpPath {
     if (any_loss_) LossAt(sent_ns);
     if (loss_ > 0) {
       t = Lossy(c, t, rtt, model, rng, sent_ns);
-    } else if (sent_ns > c.episode_ns) {
-      Grow(c, t, rtt);
+    } else {
+      Grow(c, t, rtt, sent_ns);
     }
     // In-order delivery on the connection: wait out a stall in progress.
     if (t >= c.hol_from && t < c.hol_until) t = c.hol_until;
@@ -218,9 +218,12 @@ class TcpPath {
   }
 
  private:
-  // The window's growth as the I/O's segments are delivered.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE void Grow(TcpConn& c, int64_t t,
-                                         int64_t rtt) const {
+  // The window's growth as the I/O's segments, which left at `sent_ns`, are
+  // delivered: none for segments of the loss episode (sent before it began),
+  // as Linux does not grow the window in recovery.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Grow(TcpConn& c, int64_t t, int64_t rtt,
+                                         int64_t sent_ns) const {
+    if (sent_ns <= c.episode_ns) return;
     if (cubic_) {
       GrowCubic(c, segments_, t, rtt);
     } else {
