@@ -289,6 +289,15 @@ class Parser {
         }
         return BadValue("congestion control (cubic or reno)", v);
       }
+      if (key == "window") {
+        absl::StatusOr<uint64_t> window = ParseSize(v);
+        if (!window.ok()) return window.status();
+        if (*window < 1024 || *window > (uint64_t{1} << 30)) {
+          return BadValue("window (1k to 1024M)", v);
+        }
+        sc_.tcp.window_bytes = static_cast<int64_t>(*window);
+        return absl::OkStatus();
+      }
       if (key == "tlp") {
         if (v == "on" || v == "off") {
           sc_.tcp.tlp = v == "on";

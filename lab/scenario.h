@@ -94,6 +94,11 @@ struct TcpModel {
   // or Reno (lab/README.md, "The model").
   enum class Congestion { kCubic, kReno };
   Congestion congestion = Congestion::kCubic;
+  // The most a connection keeps in flight, whatever its congestion window:
+  // the receiver's window. Linux's default is half of tcp_rmem's 6 MiB
+  // maximum (tcp_adv_win_scale = 1); tcp_wmem's 4 MiB bounds the sender
+  // about as much.
+  int64_t window_bytes = 3 << 20;
 };
 
 struct Scenario {

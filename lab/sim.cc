@@ -119,6 +119,8 @@ Sim<S>::Sim(const Scenario& sc, uint64_t seed, S selector,
   for (int i = 0; i < n_; ++i) {
     paths_[i].tcp.SetLossSchedule(loss[i]);
     paths_[i].tcp.SetCubic(sc_.tcp.congestion == TcpModel::Congestion::kCubic);
+    paths_[i].tcp.SetWindowLimit(static_cast<double>(sc_.tcp.window_bytes) /
+                                 static_cast<double>(sc_.paths[i].mss));
   }
   result_.policy = selector_.policy();
   heap_.SetRenumberHook([this](const Ev& e, uint32_t old, uint32_t now) {

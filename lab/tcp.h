@@ -66,6 +66,13 @@ class TcpPath {
 
   // CUBIC (Linux's default) or Reno growth and reduction; Reno until set.
   void SetCubic(bool cubic) { cubic_ = cubic; }
+  // The receiver's window, in segments: the congestion window grows no
+  // further (a connection the receiver limits is not limited by its
+  // congestion window, and Linux grows that only while it is). Unbounded
+  // until set.
+  void SetWindowLimit(double segments) {
+    limit_ = std::clamp(segments, 1.0, TcpConn::kMaxCwnd);
+  }
 
   int queues() const { return static_cast<int>(conns_.size()); }
   TcpConn& conn(int i) { return conns_[i]; }
@@ -112,8 +119,9 @@ class TcpPath {
     if (cubic_ && c.inflight == 1 && c.epoch_ns >= 0 && t > c.send_free) {
       c.epoch_ns = std::min(c.epoch_ns + (t - c.send_free), t);
     }
-    const double rounds = cubic_ ? CubicSendRounds(c, start, rtt, segments_)
-                                 : SendRounds(c.cwnd, c.ssthresh, segments_);
+    const double rounds =
+        cubic_ ? CubicSendRounds(c, start, rtt, segments_, limit_)
+               : SendRounds(c.cwnd, c.ssthresh, segments_, limit_);
     c.send_free =
         start + static_cast<int64_t>(rounds * static_cast<double>(rtt));
     return std::max(t, c.send_free - rtt);
@@ -125,15 +133,16 @@ class TcpPath {
   // partial round at the window's pace. k/w when the window holds them
   // all. Without the growth, a 1 MiB I/O (727 segments) sent after a
   // timeout (window 1) took 727 round trips: 25 s at 35 ms, where Reno
-  // needs about 37 (ssthresh 2) and slow start from 10 about 6.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static double SendRounds(double w,
-                                                        double ssthresh,
-                                                        double k) {
+  // needs about 37 (ssthresh 2) and slow start from 10 about 6. The window
+  // never exceeds `limit` (the receiver's).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double SendRounds(
+      double w, double ssthresh, double k, double limit = TcpConn::kMaxCwnd) {
+    w = std::min(w, limit);
     double rounds = 0;
     while (k > w) {
       k -= w;
       rounds += 1;
-      w = w < ssthresh ? SlowStartRound(w, ssthresh) : w + 1;
+      w = std::min(limit, w < ssthresh ? SlowStartRound(w, ssthresh) : w + 1);
     }
     return rounds + k / w;
   }
@@ -148,11 +157,9 @@ class TcpPath {
   // SendRounds under CUBIC: above ssthresh the window grows each round
   // towards the cubic target of that round's time (at most by half, at
   // least at Reno's pace), not by one segment.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE static double CubicSendRounds(const TcpConn& c,
-                                                             int64_t t,
-                                                             int64_t rtt,
-                                                             double k) {
-    double w = c.cwnd;
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static double CubicSendRounds(
+      const TcpConn& c, int64_t t, int64_t rtt, double k, double limit) {
+    double w = std::min(c.cwnd, limit);
     if (k <= w) return k / w;
     TcpConn e = c;  // the epoch as it would start now
     if (e.epoch_ns < 0 && w >= e.ssthresh) StartEpoch(e, t);
@@ -172,6 +179,7 @@ class TcpPath {
         const double target = CubicTarget(e, at, rtt);
         w += std::max(kCubicRenoPace, std::min(target - w, w / 2));
       }
+      w = std::min(w, limit);
     }
     return rounds + k / w;
   }
@@ -223,12 +231,13 @@ class TcpPath {
   // as Linux does not grow the window in recovery.
   ABSL_ATTRIBUTE_ALWAYS_INLINE void Grow(TcpConn& c, int64_t t, int64_t rtt,
                                          int64_t sent_ns) const {
-    if (sent_ns <= c.episode_ns) return;
+    if (sent_ns <= c.episode_ns || c.cwnd >= limit_) return;
     if (cubic_) {
       GrowCubic(c, segments_, t, rtt);
     } else {
       GrowCwnd(c, segments_);
     }
+    c.cwnd = std::min(c.cwnd, limit_);
   }
 
   // Slow start: below ssthresh each of the k delivered segments opens the
@@ -313,8 +322,9 @@ class TcpPath {
   std::vector<LossStep> steps_;
   bool any_loss_ = false;
   bool cubic_ = false;
-  double loss_ = 0;     // the step of the I/O being delivered
-  double no_loss_ = 1;  // (1 - loss)^segments
+  double limit_ = TcpConn::kMaxCwnd;  // the receiver's window, in segments
+  double loss_ = 0;                   // the step of the I/O being delivered
+  double no_loss_ = 1;                // (1 - loss)^segments
 };
 
 }  // namespace pathwise::lab

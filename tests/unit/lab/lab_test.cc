@@ -106,6 +106,12 @@ TEST(ScenarioTest, ErrorsSayFileLineAndWhat) {
       "x.scn:2: congestion: bad congestion control (cubic or reno) 'vegas'");
   ExpectError("[tcp]\ntlp = yes\n[path a]\n",
               "x.scn:2: tlp: bad tail loss probe (on or off) 'yes'");
+  ExpectError("[tcp]\nwindow = 512\n[path a]\n",
+              "x.scn:2: window: bad window (1k to 1024M) '512'");
+  ExpectError("[tcp]\nwindow = 2048M\n[path a]\n",
+              "x.scn:2: window: bad window (1k to 1024M) '2048M'");
+  ExpectError("[tcp]\nwindow = wide\n[path a]\n",
+              "x.scn:2: window: bad size (want e.g. 4k, 4KiB, 4096) 'wide'");
 }
 
 // Linux's default congestion control unless the scenario names Reno.
@@ -128,6 +134,42 @@ TEST(ScenarioTest, TailLossProbeUnlessOff) {
       ParseScenario("[tcp]\ntlp = off\n[path a]\n", "x.scn");
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_FALSE(off->tcp.tlp);
+}
+
+// The receiver's window: Linux's default (half of tcp_rmem's 6 MiB) unless
+// the scenario sets one.
+TEST(ScenarioTest, ReceiversWindowIsThreeMiBUnlessSet) {
+  absl::StatusOr<Scenario> dflt = ParseScenario("[path a]\n", "x.scn");
+  ASSERT_TRUE(dflt.ok()) << dflt.status();
+  EXPECT_EQ(dflt->tcp.window_bytes, 3 << 20);
+  absl::StatusOr<Scenario> set =
+      ParseScenario("[tcp]\nwindow = 16MiB\n[path a]\n", "x.scn");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->tcp.window_bytes, 16 << 20);
+}
+
+// A latency-bound path whose connection the receiver's window limits
+// serves a window per round trip, whatever the I/O waiting for it: one
+// connection, a 10 ms round trip, 1 MiB of window (724 segments of 1448)
+// and I/Os of 64 KiB (48 segments with command and completion) move
+// 724 / 48 I/Os per round trip, 94.3 MiB/s; four times the window, four
+// times that (the queue holds 256 I/Os, more than four windows' worth).
+TEST(SimTest, TheReceiversWindowBoundsAPathsThroughput) {
+  auto run = [](const std::string& window) {
+    const std::string text =
+        "[scenario]\nduration = 20s\n"
+        "[workload]\nnumjobs = 4\niodepth = 64\n"
+        "bs = 64k\nread = 0\ncpus = 1\n"
+        "[tcp]\nwindow = " +
+        window + "\n[path a]\nlatency = 10ms\nqueues = 1\n";
+    absl::StatusOr<Scenario> sc = ParseScenario(text, "w.scn");
+    EXPECT_TRUE(sc.ok()) << sc.status();
+    return Simulate(*sc, policy::Policy::kRoundRobin, 1).ops[1].mib_s;
+  };
+  const double one = run("1M");
+  EXPECT_NEAR(one, 1048576.0 / 1448 / 48 * 65536 / 0.010 / 1048576, 1.5);
+  const double four = run("4M");
+  EXPECT_NEAR(four / one, 4, 0.1);
 }
 
 TEST(SimTest, DeterministicForASeed) {

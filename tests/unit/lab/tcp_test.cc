@@ -2,7 +2,7 @@
 // Unit tests of the lab's TCP model (lab/tcp.h): the window's growth within
 // an I/O, CUBIC's regrowth by time and its idle rule, loss drawn when the
 // segments leave, one window reduction per loss episode, the tail loss probe,
-// and a window's worth of segments leaving at once.
+// a window's worth of segments leaving at once, and the receiver's window.
 #include "lab/tcp.h"
 
 #include <gtest/gtest.h>
@@ -266,6 +266,42 @@ TEST(TcpTest, AWindowsWorthLeavesAtOnce) {
   b.cwnd = b.ssthresh = 100;
   EXPECT_NEAR(static_cast<double>(big.Send(b, 5 * rtt, rtt)), 6.0 * rtt,
               rtt / 50.0);
+}
+
+// The receiver's window bounds the congestion window: a connection it
+// limits grows no further (Linux grows the window only while it is what
+// limits the connection), and an I/O's rounds count it as the most.
+TEST(TcpTest, TheReceiversWindowBoundsTheCongestionWindow) {
+  constexpr double kNoSsthresh = TcpConn::kMaxCwnd;
+  // Slow start from 10 stops at 100: 10 + 20 + 40 + 80 = 150, then 100
+  // per round: 727 segments take 4 + 5 rounds and 77 of 100.
+  EXPECT_NEAR(TcpPath::SendRounds(10, kNoSsthresh, 727, 100), 9.77, 1e-9);
+  // From a window above the limit, the limit.
+  EXPECT_NEAR(TcpPath::SendRounds(500, kNoSsthresh, 250, 100), 2.5, 1e-9);
+  const int64_t rtt = 10'000'000;
+  const TcpModel model;
+  for (bool cubic : {true, false}) {
+    SCOPED_TRACE(cubic ? "cubic" : "reno");
+    TcpPath path(1, 10);
+    path.SetCubic(cubic);
+    path.SetWindowLimit(100);
+    TcpConn& c = path.conn(0);
+    Rng rng(1);
+    int64_t t = 0;
+    for (int i = 0; i < 1000; ++i, t += rtt / 10) {
+      const int64_t sent = path.Send(c, t, rtt);
+      path.Deliver(c, sent + rtt, rtt, model, rng, sent);
+    }
+    EXPECT_DOUBLE_EQ(c.cwnd, 100);
+    // In congestion avoidance too (above ssthresh), under CUBIC's target.
+    c.ssthresh = 50;
+    c.cwnd = 60;
+    for (int i = 0; i < 10000; ++i, t += rtt / 10) {
+      const int64_t sent = path.Send(c, t, rtt);
+      path.Deliver(c, sent + rtt, rtt, model, rng, sent);
+    }
+    EXPECT_DOUBLE_EQ(c.cwnd, 100);
+  }
 }
 
 }  // namespace
