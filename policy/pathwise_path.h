@@ -147,6 +147,9 @@ struct PathwisePath : PathwiseConstants {
   bool lone_out = false;
   int lone_age = 0;
   int64_t last_submit_ns = -1;  // when it was last sent an I/O
+  // Its last completion, or the submission that found it empty: with I/O
+  // in flight and none completed since, the path has stalled that long.
+  int64_t progress_ns = -1;
 
   // With every candidate at its cap (rule 4), the one where an I/O sent now
   // is expected to complete first: a saturated path serves at its rate, so

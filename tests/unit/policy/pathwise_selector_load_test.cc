@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pathwise selector's latency by load at sending: a path's I/Os that
-// wait behind the ones already on it are not worth an idle path's.
+// wait behind the ones already on it are not worth an idle path's; nor are
+// those sent to a path that has stopped completing the ones it holds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,47 @@ TEST(PathwiseLoad, WhatALoadCostsIsLearnedAfreshEveryTick) {
       LinkAndIdlePath(s, 4, before(340 * kUs, 0), before(0, 340 * kUs),
                       before(5 * kMs, 830 * kUs), 6 * kSec);
   EXPECT_GE(done[0], 10 * done[1]) << done[0] << " + " << done[1];
+}
+
+// Path 0 serves 100k/s at 100 us, path 1 10k/s at 1 ms; both learned by
+// 21 ms, when each is given `n0` and `n1` I/Os. Then path 1 completes one
+// at 71 ms, and path 0, none since 21 ms.
+PathwiseSelector StalledFastPath(int n0, int n1) {
+  PathwiseSelector s({.window_ns = 1 * kSec});
+  const std::vector<PathInfo> paths = {Path(), Path()};
+  s.SetPaths(paths);
+  Complete(s, 0, 2000, 1 * kMs, 10 * kUs, 100 * kUs);
+  Complete(s, 1, 200, 1 * kMs, 100 * kUs, 1 * kMs);
+  for (int k = 0; k < n0; ++k) s.OnSubmit(0, Read(), 21 * kMs);
+  for (int k = 0; k < n1 + 1; ++k) s.OnSubmit(1, Read(), 21 * kMs);
+  return s;
+}
+
+// A path whose estimates only its completions update keeps them while it
+// completes nothing (a loss episode's retransmission timeouts, a target
+// that stopped answering before the path is declared down): by them it
+// kept taking I/O until its cap, and at its cap by the rate it had before
+// (a drawn case held 293 I/Os on a path in a loss episode, 0.78x the best
+// policy). Below the caps (rule 3) and at them (rule 4), a path that has
+// completed none of its I/Os for 50 ms is ranked by that: an I/O sent
+// there waits at least behind them.
+TEST(PathwiseLoad, APathThatStoppedCompletingTakesNoMoreIo) {
+  {
+    PathwiseSelector s = StalledFastPath(5, 5);
+    ASSERT_GT(s.cap(0), 5);
+    ASSERT_GT(s.cap(1), 5);
+    EXPECT_EQ(s.Select(Read()), 0);  // the fast path, below its cap
+    s.OnComplete(1, Read(), {.now_ns = 71 * kMs, .latency_ns = 1 * kMs});
+    EXPECT_EQ(s.Select(Read()), 1);
+  }
+  {
+    PathwiseSelector s = StalledFastPath(30, 25);
+    ASSERT_LE(s.cap(0), 30);
+    ASSERT_LE(s.cap(1), 25);
+    EXPECT_EQ(s.Select(Read()), 0);  // 31 in 310 us against 26 in 2.6 ms
+    s.OnComplete(1, Read(), {.now_ns = 71 * kMs, .latency_ns = 1 * kMs});
+    EXPECT_EQ(s.Select(Read()), 1);
+  }
 }
 
 }  // namespace

@@ -29,14 +29,18 @@ TEST(Pathwise, ProbesAnIdleSlowerPathOncePerFewBases) {
   ASSERT_EQ(s.base(1), static_cast<uint64_t>(6 * kMs));
   ASSERT_GT(s.cap(1), 4);
   // Path 0's last I/O went out at 144 ms (180 - 36): idle, but probed
-  // again only kProbeBases x 36 ms later; until then path 1 takes every
-  // I/O.
+  // again only kProbeBases x 36 ms later; until then path 1, which holds
+  // four I/Os and keeps completing them in 6 ms, takes every I/O.
+  const auto busy1 = [&s](int64_t now) {
+    s.OnComplete(1, Read(), {.now_ns = now, .latency_ns = 6 * kMs});
+    s.OnSubmit(1, Read(), now);
+  };
   const int64_t last0 = 180 * kMs - 36 * kMs;
-  s.OnSubmit(1, Read(), 200 * kMs);  // now = 200 ms
+  for (int k = 0; k < 4; ++k) s.OnSubmit(1, Read(), 200 * kMs);
   EXPECT_EQ(s.Select(Read()), 1);
-  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs - 1);
+  busy1(last0 + PathwiseSelector::kProbeBases * 36 * kMs - 1);
   EXPECT_EQ(s.Select(Read()), 1);
-  s.OnSubmit(1, Read(), last0 + PathwiseSelector::kProbeBases * 36 * kMs);
+  busy1(last0 + PathwiseSelector::kProbeBases * 36 * kMs);
   EXPECT_EQ(s.Select(Read()), 0);  // the probe
   const int64_t probe = last0 + PathwiseSelector::kProbeBases * 36 * kMs;
   s.OnSubmit(0, Read(), probe);

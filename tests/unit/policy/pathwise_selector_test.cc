@@ -72,9 +72,11 @@ TEST(Pathwise, FillsTheFastestPathUpToItsKneeThenTheNext) {
   // Path 1: 2 ms, 10k completions/s: 20 in flight with no queue (the
   // lowest latency is the base), 21 with its probe still out, so it takes
   // up to 21 x 5/4 + 1 = 27 I/Os. Path 0: 30 ms, 1k/s, 31 in flight: up
-  // to 39.
-  Complete(s, 1, 21, 10 * kMs, 100 * kUs, 2 * kMs);
+  // to 39. (Path 1 completes last, at 42 ms, when the I/Os below are
+  // sent: a path holding I/O it has completed none of for longer than the
+  // other path's latency is ranked by that wait.)
   Complete(s, 0, 31, 10 * kMs, 1 * kMs, 30 * kMs);
+  Complete(s, 1, 21, 40 * kMs, 100 * kUs, 2 * kMs);
   EXPECT_EQ(s.base(1), static_cast<uint64_t>(2 * kMs));
   EXPECT_DOUBLE_EQ(s.rate(1), 10000);
   EXPECT_EQ(s.cap(1), 27);
@@ -82,14 +84,15 @@ TEST(Pathwise, FillsTheFastestPathUpToItsKneeThenTheNext) {
   EXPECT_EQ(s.cap(0), 39);
   // Below its cap the faster path takes the I/O, though it has more in
   // flight than the slower one...
-  for (int k = 1; k < 26; ++k) s.OnSubmit(1, Read(), 50 * kMs);
+  for (int k = 1; k < 26; ++k) s.OnSubmit(1, Read(), 42 * kMs);
   ASSERT_EQ(s.inflight(1), 26);
   EXPECT_EQ(s.Select(Read()), 1);
   // ...and at its cap the next one does.
-  s.OnSubmit(1, Read(), 50 * kMs);
+  s.OnSubmit(1, Read(), 42 * kMs);
   EXPECT_EQ(s.Select(Read()), 0);
-  // Every path at its cap: least in-flight.
-  for (int k = 1; k < 39; ++k) s.OnSubmit(0, Read(), 50 * kMs);
+  // Every path at its cap: the least expected delay, 28 / 10k/s against
+  // 40 / 1k/s.
+  for (int k = 1; k < 39; ++k) s.OnSubmit(0, Read(), 42 * kMs);
   ASSERT_EQ(s.inflight(0), 39);
   EXPECT_EQ(s.Select(Read()), 1);
   // Completions of a path past its cap do not move its base: its own
