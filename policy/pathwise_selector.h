@@ -109,13 +109,19 @@
 //      fast a queue twice as long in time, and its I/Os the tail.
 //   Rules 3 and 4 rank a path that holds I/O but has completed none of it
 //   for a time (since its last completion, or since it was given I/O while
-//   empty) by at least that time: an I/O sent there waits at least behind
-//   them. Its other estimates change only with its completions, so a path
-//   that stopped completing (a loss episode's retransmission timeouts, a
-//   target that stopped answering before the path is declared down) kept
-//   them: it took I/O up to its cap, and at its cap by the rate it had
-//   before (a drawn case held 293 I/Os on a path in a loss episode, 0.78x
-//   the best policy; now 0.95x).
+//   empty) by at least that time: on a path that delivers in order (a TCP
+//   connection per queue) an I/O sent there now completes no sooner than
+//   the ones it has not delivered. Its other estimates change only with
+//   its completions, so a path that stopped completing (a loss episode's
+//   retransmission timeouts, a target that stopped answering before the
+//   path is declared down) kept them: it took I/O up to its cap, and at
+//   its cap by the rate it had before (a drawn case held 293 I/Os on a
+//   path in a loss episode, 0.78x the best policy; now 0.95x). The cost:
+//   with one or two I/Os outstanding, a path whose lone I/O is merely slow
+//   (jitter) also reads as stalled once it has been out longer than
+//   another path's latency (a drawn case, two 256 KiB reads outstanding:
+//   0.88x -> 0.79x). Counting the quiet time only past twice the expected
+//   latency kept that case and lost the first.
 //   Rule 3's expected delay and rule 4 do not look at the I/O's op group:
 //   a saturated path ranked per op takes the ops it is fastest at and loses
 //   the rest, and one whose link is full in one direction then serves that
