@@ -216,7 +216,7 @@ class PathwiseSelector final : public Selector, public PathwiseConstants {
       // Sent to an empty path: no I/O ahead of it there.
       if (table_.inflight(path) == 0) {
         path_[path].lone_out = true;
-        path_[path].progress_ns = now_ns;
+        path_[path].progress_ns = std::max(path_[path].progress_ns, now_ns);
       }
     }
     table_.Submitted(path);
@@ -227,7 +227,7 @@ class PathwiseSelector final : public Selector, public PathwiseConstants {
     now_ns_ = std::max(now_ns_, completion.now_ns);
     if (!table_.Has(path)) return;
     PathState& p = path_[path];
-    p.progress_ns = completion.now_ns;
+    p.progress_ns = std::max(p.progress_ns, completion.now_ns);
     if (!completion.ok) {
       p.lone_out = false;
       ++failovers_[path];
@@ -316,8 +316,10 @@ class PathwiseSelector final : public Selector, public PathwiseConstants {
     return static_cast<double>(now_ns_ - p.last_submit_ns) >= gap;
   }
 
-  // How long `p`, with `n` in flight, has completed nothing: an I/O sent
-  // there now waits at least that long behind them.
+  // How long `p`, with `n` in flight, has completed nothing: on a path
+  // that delivers in order, an I/O sent there now waits at least that long
+  // behind them. (Its progress only moves forward: a datapath's queues may
+  // report times a little out of order.)
   double Stalled(const PathState& p, int n) const {
     return n > 0 && p.progress_ns >= 0
                ? static_cast<double>(now_ns_ - p.progress_ns)
