@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "collectors/kernel_strings.h"
+#include "lab/scenario_event.h"
 
 namespace pathwise::lab {
 
@@ -26,15 +26,6 @@ double LinkRate(const PathSpec& spec, bool read) {
 }
 
 namespace {
-
-// An ANA state as the kernel spells it (the scenario speaks sysfs's
-// language).
-bool ParseAna(absl::string_view s, model::AnaState* out) {
-  std::optional<model::AnaState> a = collectors::ParseAnaState(s);
-  if (!a) return false;
-  *out = *a;
-  return true;
-}
 
 class Parser {
  public:
@@ -229,168 +220,159 @@ class Parser {
     return absl::OkStatus();
   }
 
+  // A key of the current section; NotFound for one it does not have.
   absl::Status Key(const std::string& key, absl::string_view v) {
-    if (section_ == "scenario") {
-      if (key == "name") return sc_.name = std::string(v), absl::OkStatus();
-      if (key == "description") {
-        if (!sc_.description.empty()) sc_.description += " ";
-        sc_.description += std::string(v);
-        return absl::OkStatus();
-      }
-      if (key == "duration") {
-        absl::Status s = Set(ParseDuration(v), &sc_.duration_ns);
-        if (s.ok() && sc_.duration_ns <= 0) {
-          return absl::InvalidArgumentError("must be > 0");
-        }
-        return s;
-      }
-      if (key == "seed") {
-        uint64_t seed;
-        if (!absl::SimpleAtoi(v, &seed)) return BadValue("seed", v);
-        sc_.seed = seed;
-        return absl::OkStatus();
-      }
-    } else if (section_ == "workload") {
-      Workload& w = sc_.workload;
-      if (key == "numjobs") {
-        numjobs_line_ = line_;
-        return SetInt(v, 1, 4096, &w.numjobs);
-      }
-      if (key == "iodepth") {
-        iodepth_line_ = line_;
-        return SetInt(v, 1, 65536, &w.iodepth);
-      }
-      if (key == "cpus") return SetInt(v, 1, 4096, &w.cpus);
-      if (key == "cpu_per_io") return Set(ParseDuration(v), &w.cpu_per_io_ns);
-      if (key == "host_latency") {
-        return Set(ParseDuration(v), &w.host_latency_ns);
-      }
-      if (key == "numa_node") return SetInt(v, 0, 1023, &w.numa_node);
-      if (key == "bs") {
-        absl::StatusOr<uint64_t> bs = ParseSize(v);
-        if (!bs.ok()) return bs.status();
-        if (*bs > (64u << 20)) return BadValue("bs (at most 64M)", v);
-        w.bs = static_cast<uint32_t>(*bs);
-        return absl::OkStatus();
-      }
-      if (key == "read") return Set(ParseFraction(v), &w.read_fraction);
-    } else if (section_ == "tcp") {
-      if (key == "rto_min" || key == "rto_max") {
-        rto_line_ = line_;
-        return Set(ParseDuration(v), key == "rto_min" ? &sc_.tcp.rto_min_ns
-                                                      : &sc_.tcp.rto_max_ns);
-      }
-      if (key == "dupthresh") return SetInt(v, 1, 1000, &sc_.tcp.dupthresh);
-      if (key == "congestion") {
-        if (v == "cubic" || v == "reno") {
-          sc_.tcp.congestion = v == "cubic" ? TcpModel::Congestion::kCubic
-                                            : TcpModel::Congestion::kReno;
-          return absl::OkStatus();
-        }
-        return BadValue("congestion control (cubic or reno)", v);
-      }
-      if (key == "window") {
-        absl::StatusOr<uint64_t> window = ParseSize(v);
-        if (!window.ok()) return window.status();
-        if (*window < 1024 || *window > (uint64_t{1} << 30)) {
-          return BadValue("window (1k to 1024M)", v);
-        }
-        sc_.tcp.window_bytes = static_cast<int64_t>(*window);
-        return absl::OkStatus();
-      }
-      if (key == "tlp") {
-        if (v == "on" || v == "off") {
-          sc_.tcp.tlp = v == "on";
-          return absl::OkStatus();
-        }
-        return BadValue("tail loss probe (on or off)", v);
-      }
-    } else if (section_ == "path") {
-      PathSpec& p = sc_.paths.back();
-      if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);
-      if (key == "spread") return Set(ParseDuration(v), &p.spread_ns);
-      if (key == "service") return Set(ParseDuration(v), &p.service_ns);
-      if (key == "write_service") {
-        return Set(ParseDuration(v), &p.write_service_ns);
-      }
-      if (key == "parallelism") return SetInt(v, 0, 1 << 20, &p.parallelism);
-      if (key == "bandwidth") return Set(ParseBandwidth(v), &p.bandwidth);
-      if (key == "read_bandwidth") {
-        return Set(ParseBandwidth(v), &p.read_bandwidth);
-      }
-      if (key == "write_bandwidth") {
-        return Set(ParseBandwidth(v), &p.write_bandwidth);
-      }
-      if (key == "queues") return SetInt(v, 0, 4096, &p.queues);
-      if (key == "mss") return SetInt(v, 64, 65536, &p.mss);
-      if (key == "numa_node") return SetInt(v, -1, 1023, &p.numa_node);
-      if (key == "ana") {
-        if (!ParseAna(v, &p.ana)) return BadValue("ANA state", v);
-        return absl::OkStatus();
-      }
-    } else if (section_ == "policy latency" || section_ == "policy pathwise") {
-      int64_t* window = section_ == "policy latency" ? &sc_.latency.window_ns
-                                                     : &sc_.pathwise.window_ns;
-      int* shift = section_ == "policy latency" ? &sc_.latency.ewma_shift
-                                                : &sc_.pathwise.ewma_shift;
-      if (key == "window") {
-        absl::Status s = Set(ParseDuration(v), window);
-        if (s.ok() && *window < 1000) {
-          return absl::InvalidArgumentError("must be >= 1us");
-        }
-        return s;
-      }
-      if (key == "ewma_shift") return SetInt(v, 0, 16, shift);
-    } else if (section_ == "policy hst") {
-      if (key == "ewma_shift") return SetInt(v, 0, 16, &sc_.hst.ewma_shift);
+    if (section_ == "scenario") return ScenarioKey(key, v);
+    if (section_ == "workload") return WorkloadKey(key, v);
+    if (section_ == "tcp") return TcpKey(key, v);
+    if (section_ == "path") return PathKey(key, v);
+    if (section_ == "policy latency" || section_ == "policy pathwise") {
+      return PolicyKey(key, v);
+    }
+    if (section_ == "policy hst" && key == "ewma_shift") {
+      return SetInt(v, 0, 16, &sc_.hst.ewma_shift);
     }
     return absl::NotFoundError(key);
   }
 
-  // TIME PATH delay DURATION | loss FRACTION | down | up | ana STATE
+  // [scenario]
+  absl::Status ScenarioKey(const std::string& key, absl::string_view v) {
+    if (key == "name") return sc_.name = std::string(v), absl::OkStatus();
+    if (key == "description") {
+      if (!sc_.description.empty()) sc_.description += " ";
+      sc_.description += std::string(v);
+      return absl::OkStatus();
+    }
+    if (key == "duration") {
+      absl::Status s = Set(ParseDuration(v), &sc_.duration_ns);
+      if (s.ok() && sc_.duration_ns <= 0) {
+        return absl::InvalidArgumentError("must be > 0");
+      }
+      return s;
+    }
+    if (key == "seed") {
+      uint64_t seed;
+      if (!absl::SimpleAtoi(v, &seed)) return BadValue("seed", v);
+      sc_.seed = seed;
+      return absl::OkStatus();
+    }
+    return absl::NotFoundError(key);
+  }
+
+  // [workload]
+  absl::Status WorkloadKey(const std::string& key, absl::string_view v) {
+    Workload& w = sc_.workload;
+    if (key == "numjobs") {
+      numjobs_line_ = line_;
+      return SetInt(v, 1, 4096, &w.numjobs);
+    }
+    if (key == "iodepth") {
+      iodepth_line_ = line_;
+      return SetInt(v, 1, 65536, &w.iodepth);
+    }
+    if (key == "cpus") return SetInt(v, 1, 4096, &w.cpus);
+    if (key == "cpu_per_io") return Set(ParseDuration(v), &w.cpu_per_io_ns);
+    if (key == "host_latency") {
+      return Set(ParseDuration(v), &w.host_latency_ns);
+    }
+    if (key == "numa_node") return SetInt(v, 0, 1023, &w.numa_node);
+    if (key == "bs") {
+      absl::StatusOr<uint64_t> bs = ParseSize(v);
+      if (!bs.ok()) return bs.status();
+      if (*bs > (64u << 20)) return BadValue("bs (at most 64M)", v);
+      w.bs = static_cast<uint32_t>(*bs);
+      return absl::OkStatus();
+    }
+    if (key == "read") return Set(ParseFraction(v), &w.read_fraction);
+    return absl::NotFoundError(key);
+  }
+
+  // [tcp]
+  absl::Status TcpKey(const std::string& key, absl::string_view v) {
+    if (key == "rto_min" || key == "rto_max") {
+      rto_line_ = line_;
+      return Set(ParseDuration(v),
+                 key == "rto_min" ? &sc_.tcp.rto_min_ns : &sc_.tcp.rto_max_ns);
+    }
+    if (key == "dupthresh") return SetInt(v, 1, 1000, &sc_.tcp.dupthresh);
+    if (key == "congestion") {
+      if (v == "cubic" || v == "reno") {
+        sc_.tcp.congestion = v == "cubic" ? TcpModel::Congestion::kCubic
+                                          : TcpModel::Congestion::kReno;
+        return absl::OkStatus();
+      }
+      return BadValue("congestion control (cubic or reno)", v);
+    }
+    if (key == "window") {
+      absl::StatusOr<uint64_t> window = ParseSize(v);
+      if (!window.ok()) return window.status();
+      if (*window < 1024 || *window > (uint64_t{1} << 30)) {
+        return BadValue("window (1k to 1024M)", v);
+      }
+      sc_.tcp.window_bytes = static_cast<int64_t>(*window);
+      return absl::OkStatus();
+    }
+    if (key == "tlp") {
+      if (v == "on" || v == "off") {
+        sc_.tcp.tlp = v == "on";
+        return absl::OkStatus();
+      }
+      return BadValue("tail loss probe (on or off)", v);
+    }
+    return absl::NotFoundError(key);
+  }
+
+  // [path NAME]: the last path's
+  absl::Status PathKey(const std::string& key, absl::string_view v) {
+    PathSpec& p = sc_.paths.back();
+    if (key == "latency") return Set(ParseDuration(v), &p.latency_ns);
+    if (key == "spread") return Set(ParseDuration(v), &p.spread_ns);
+    if (key == "service") return Set(ParseDuration(v), &p.service_ns);
+    if (key == "write_service") {
+      return Set(ParseDuration(v), &p.write_service_ns);
+    }
+    if (key == "parallelism") return SetInt(v, 0, 1 << 20, &p.parallelism);
+    if (key == "bandwidth") return Set(ParseBandwidth(v), &p.bandwidth);
+    if (key == "read_bandwidth") {
+      return Set(ParseBandwidth(v), &p.read_bandwidth);
+    }
+    if (key == "write_bandwidth") {
+      return Set(ParseBandwidth(v), &p.write_bandwidth);
+    }
+    if (key == "queues") return SetInt(v, 0, 4096, &p.queues);
+    if (key == "mss") return SetInt(v, 64, 65536, &p.mss);
+    if (key == "numa_node") return SetInt(v, -1, 1023, &p.numa_node);
+    if (key == "ana") {
+      if (!ParseAna(v, &p.ana)) return BadValue("ANA state", v);
+      return absl::OkStatus();
+    }
+    return absl::NotFoundError(key);
+  }
+
+  // [policy latency] and [policy pathwise]
+  absl::Status PolicyKey(const std::string& key, absl::string_view v) {
+    int64_t* window = section_ == "policy latency" ? &sc_.latency.window_ns
+                                                   : &sc_.pathwise.window_ns;
+    int* shift = section_ == "policy latency" ? &sc_.latency.ewma_shift
+                                              : &sc_.pathwise.ewma_shift;
+    if (key == "window") {
+      absl::Status s = Set(ParseDuration(v), window);
+      if (s.ok() && *window < 1000) {
+        return absl::InvalidArgumentError("must be >= 1us");
+      }
+      return s;
+    }
+    if (key == "ewma_shift") return SetInt(v, 0, 16, shift);
+    return absl::NotFoundError(key);
+  }
+
+  // TIME PATH ACTION [VALUE] (ParseEventLine); the path is resolved once
+  // every path is known.
   absl::Status EventLine(absl::string_view line) {
-    std::vector<absl::string_view> w =
-        absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    if (w.size() < 3) {
-      return absl::InvalidArgumentError(
-          "want TIME PATH delay D | loss P | down | up | ana STATE");
-    }
-    PendingEvent pe{.path_name = std::string(w[1]), .line = line_};
-    absl::StatusOr<int64_t> at = ParseDuration(w[0]);
-    if (!at.ok()) return at.status();
-    pe.event.at_ns = *at;
-    const absl::string_view action = w[2];
-    if (action != "delay" && action != "loss" && action != "down" &&
-        action != "up" && action != "ana") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown event '", action, "' (want delay, loss, down, up or ana)"));
-    }
-    const size_t want = (action == "down" || action == "up") ? 3 : 4;
-    if (w.size() != want) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", action, "' takes ", want - 3, " argument(s)"));
-    }
-    if (action == "delay") {
-      pe.event.kind = EventKind::kDelay;
-      absl::StatusOr<int64_t> d = ParseDuration(w[3]);
-      if (!d.ok()) return d.status();
-      pe.event.delay_ns = *d;
-    } else if (action == "loss") {
-      pe.event.kind = EventKind::kLoss;
-      absl::StatusOr<double> f = ParseFraction(w[3]);
-      if (!f.ok()) return f.status();
-      if (*f >= 1) return BadValue("loss (must be < 100%)", w[3]);
-      pe.event.loss = *f;
-    } else if (action == "down") {
-      pe.event.kind = EventKind::kDown;
-    } else if (action == "up") {
-      pe.event.kind = EventKind::kUp;
-    } else if (action == "ana") {
-      pe.event.kind = EventKind::kAna;
-      if (!ParseAna(w[3], &pe.event.ana)) return BadValue("ANA state", w[3]);
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown event '", action, "' (want delay, loss, down, up or ana)"));
+    PendingEvent pe{.line = line_};
+    if (absl::Status s = ParseEventLine(line, &pe.path_name, &pe.event);
+        !s.ok()) {
+      return s;
     }
     pending_.push_back(std::move(pe));
     return absl::OkStatus();
